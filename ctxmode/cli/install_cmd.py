@@ -1,0 +1,135 @@
+"""``ctxmode install`` / ``ctxmode uninstall``: thin click edges over ctxmode.installer."""
+
+from __future__ import annotations
+
+import click
+
+from ctxmode import __version__, installer
+
+
+def _scope(user: bool, project: str | None, local: str | None) -> tuple[str, str | None]:
+    chosen = [
+        name
+        for name, value in (("--user", user), ("--project", project), ("--local", local))
+        if value
+    ]
+    if len(chosen) > 1:
+        raise click.UsageError(f"choose one scope, not {' and '.join(chosen)}")
+    if project:
+        return "project", project
+    if local:
+        return "local", local
+    return "user", None
+
+
+def _scope_options(func: click.decorators.FC) -> click.decorators.FC:
+    for decorator in reversed(
+        (
+            click.option("--user", is_flag=True, help="~/.claude/settings.json (the default)."),
+            click.option(
+                "--project",
+                metavar="DIR",
+                type=click.Path(file_okay=False),
+                help="DIR/.claude/settings.json, shared with the project.",
+            ),
+            click.option(
+                "--local",
+                metavar="DIR",
+                type=click.Path(file_okay=False),
+                help="DIR/.claude/settings.local.json, this machine only.",
+            ),
+            click.option(
+                "--dry-run", is_flag=True, help="Print the change as a unified diff; write nothing."
+            ),
+        )
+    ):
+        func = decorator(func)
+    return func
+
+
+def _warn(warnings: tuple[str, ...]) -> None:
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@click.command()
+@_scope_options
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Then replay a sample session through the installed hooks (throwaway store).",
+)
+def install(
+    user: bool, project: str | None, local: str | None, dry_run: bool, verify: bool
+) -> None:
+    """Register ctxmode's hooks in a Claude Code settings file.
+
+    Adds one handler for each of PostToolUse, PostToolUseFailure, UserPromptSubmit,
+    PreCompact, SessionStart and SessionEnd, running this interpreter on the installed
+    hook scripts. Other entries are left exactly as they are; a backup of the previous
+    file is kept as settings.json.ctxmode-backup. Running it again changes nothing;
+    after an upgrade it replaces ctxmode's old entries.
+    """
+    scope, directory = _scope(user, project, local)
+    try:
+        result = installer.install(scope, directory, dry_run=dry_run)
+    except installer.InstallError as exc:
+        raise click.ClickException(str(exc)) from None
+    _warn(result.warnings)
+    where = installer.display_path(result.path)
+    if dry_run:
+        if result.diff:
+            click.echo(result.diff, nl=False)
+        else:
+            click.echo(f"nothing to change: ctxmode is already installed in {where}")
+        return
+    verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
+    line = f"ctxmode {__version__} {verb[result.action]}: {result.hooks} hooks in {where}"
+    if result.action == "updated":
+        line += " (old entries replaced)"
+    if verify:
+        proof = installer.verify(result.path)
+        if not proof.ok:
+            problems = "\n  ".join(proof.problems or ["no snapshot was produced"])
+            raise click.ClickException(
+                f"{line}, but the sample session failed:\n  {problems}\n"
+                "(the hooks fail open, so Claude Code keeps working; "
+                "`ctxmode uninstall` removes them)"
+            )
+        line += f"; sample session replayed: {proof.events} events captured, snapshot OK"
+    click.echo(line)
+
+
+@click.command()
+@_scope_options
+def uninstall(user: bool, project: str | None, local: str | None, dry_run: bool) -> None:
+    """Remove ctxmode's hooks from a Claude Code settings file.
+
+    Recorded sessions are kept. Only ctxmode's own handlers go, with the groups and
+    keys that held nothing else; when nothing else changed since the install, the
+    file is restored byte for byte.
+    """
+    scope, directory = _scope(user, project, local)
+    try:
+        result = installer.uninstall(scope, directory, dry_run=dry_run)
+    except installer.InstallError as exc:
+        raise click.ClickException(str(exc)) from None
+    _warn(result.warnings)
+    where = installer.display_path(result.path)
+    if dry_run:
+        if result.diff:
+            click.echo(result.diff, nl=False)
+        else:
+            click.echo(f"nothing to change: ctxmode is not installed in {where}")
+        return
+    if result.action == "not installed":
+        click.echo(f"ctxmode is not installed in {where}: nothing changed")
+    elif result.action == "deleted":
+        click.echo(f"ctxmode hooks removed: {where} deleted (ctxmode had created it)")
+    else:
+        kept = (
+            f"; previous version in {installer.display_path(result.backup)}"
+            if result.backup
+            else ""
+        )
+        click.echo(f"ctxmode hooks removed from {where}{kept}")

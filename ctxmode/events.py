@@ -1,0 +1,162 @@
+"""The SessionEvent record: what every extractor returns and the store keeps.
+
+Stdlib only and import-free on purpose: it sits on every hook's hot path, so it is
+a plain ``__slots__`` class rather than a dataclass (``dataclasses`` alone costs
+more start-up time than the whole SQLite insert).
+"""
+
+from __future__ import annotations
+
+# Priority 1 is critical (kept longest, shown first), 5 is low (evicted first).
+CRITICAL = 1
+HIGH = 2
+NORMAL = 3
+LOW = 4
+MINOR = 5
+
+# The categories are a contract: they appear as ``category`` in ``ctxmode dump --json``.
+CATEGORIES = (
+    "file",
+    "rule",
+    "cwd",
+    "env",
+    "git",
+    "task",
+    "plan",
+    "prompt",
+    "decision",
+    "role",
+    "intent",
+    "error",
+    "subagent",
+    "mcp",
+    "external-ref",
+)
+
+# Hard ceiling on one event's ``data`` (characters). Extractors trim well below it;
+# the store enforces it again so no caller can bloat the store.
+MAX_DATA_CHARS = 4000
+
+
+class SessionEvent:
+    """One structured fact about a session.
+
+    ``type``/``category``/``priority``/``data`` come from the extractors. The remaining
+    fields are filled in by the hook handler (``source_hook``, agent fields) and by the
+    store when the event is read back (``id``, ``session_id``, ``created_at``).
+    """
+
+    __slots__ = (
+        "agent_id",
+        "agent_type",
+        "bytes_avoided",
+        "category",
+        "created_at",
+        "data",
+        "id",
+        "priority",
+        "session_id",
+        "source_hook",
+        "tool_use_id",
+        "type",
+    )
+
+    def __init__(
+        self,
+        type: str,
+        category: str,
+        priority: int,
+        data: str,
+        *,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        tool_use_id: str | None = None,
+        bytes_avoided: int = 0,
+        source_hook: str | None = None,
+        session_id: str | None = None,
+        created_at: str | None = None,
+        id: int | None = None,
+    ) -> None:
+        self.type = type
+        self.category = category
+        self.priority = priority
+        self.data = data
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.tool_use_id = tool_use_id
+        self.bytes_avoided = bytes_avoided
+        self.source_hook = source_hook
+        self.session_id = session_id
+        self.created_at = created_at
+        self.id = id
+
+    def __repr__(self) -> str:
+        return (
+            f"SessionEvent({self.type!r}, {self.category!r}, {self.priority!r}, {self.data!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SessionEvent):
+            return NotImplemented
+        return all(
+            getattr(self, name) == getattr(other, name) for name in SessionEvent.__slots__
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable record
+
+    def as_dict(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in SessionEvent.__slots__}
+
+
+# Every event type: (category, default priority, what ``data`` holds).
+# ``data`` is always compact JSON of an object with the keys named here ([key] = optional).
+# This table is the contract between extractors, snapshot, search and the README.
+TYPES: dict[str, tuple[str, int, str]] = {
+    # file
+    "file_read": ("file", LOW, "{path, [offset], [limit]}"),
+    "file_write": ("file", HIGH, "{path, [kind: create|overwrite]}"),
+    "file_edit": ("file", HIGH, "{path, [summary], [edits], [replace_all]}"),
+    "file_delete": ("file", HIGH, "{path}"),
+    "file_search": ("file", MINOR, "{tool: Glob|Grep, pattern, [path], [matches]}"),
+    # rule
+    "rule_read": ("rule", HIGH, "{path}"),
+    "rule_edit": ("rule", CRITICAL, "{path}"),
+    # cwd / env
+    "cwd_change": ("cwd", NORMAL, "{path}  (absolute, after resolving against the cwd)"),
+    "env_setup": ("env", NORMAL, "{kind: venv|export|source|install|toolchain, tool, detail}"),
+    # git
+    "git_commit": ("git", CRITICAL, "{message, [sha], [dir]}"),
+    "git_branch": ("git", HIGH, "{op: checkout|switch|branch, branch, [created], [dir]}"),
+    "git_op": ("git", NORMAL, "{op, args, [dir]}  (state-changing: merge, push, reset, stash, add, ...)"),
+    "git_query": ("git", MINOR, "{op, args, [dir]}  (read-only: status, log, diff, show, ...)"),
+    # task / plan
+    "task_create": ("task", CRITICAL, "{id, subject, [description], [status]}"),
+    "task_update": ("task", CRITICAL, "{id, [status], [subject], [description]}"),
+    "task_list": ("task", NORMAL, "{tasks: [{id, subject, status}]}"),
+    "todo_write": ("task", CRITICAL, "{todos: [{content, status}]}"),
+    "plan_enter": ("plan", NORMAL, "{}"),
+    "plan_exit": ("plan", CRITICAL, "{plan, [path]}  (the approved plan, trimmed)"),
+    # prompt / decision / role / intent
+    "user_prompt": ("prompt", CRITICAL, "{text}"),
+    "decision": ("decision", CRITICAL, "{text}"),
+    "role": ("role", CRITICAL, "{text}"),
+    "intent": ("intent", HIGH, "{intent: investigate|implement|fix|review|test|refactor|document|other}"),
+    # error
+    "tool_error": ("error", CRITICAL, "{tool, key, error}  (PostToolUseFailure)"),
+    "output_error": ("error", CRITICAL, "{tool, key, error}  (a successful call whose output shows a failure)"),
+    "error_resolved": ("error", LOW, "{tool, key}  (a later success of the same command or file)"),
+    # subagent / mcp / external-ref
+    "subagent": ("subagent", HIGH, "{agent_type, description, [summary]}"),
+    "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names]}"),
+    "web_fetch": ("external-ref", LOW, "{url, [prompt]}"),
+    "web_search": ("external-ref", LOW, "{query}"),
+    "url_ref": ("external-ref", LOW, "{url}"),
+}
+
+
+def make(type: str, data: dict[str, object], **fields: object) -> SessionEvent:
+    """A SessionEvent of a known ``type``, with its category and default priority."""
+    from ctxmode.fastjson import dumps
+
+    category, priority, _ = TYPES[type]
+    return SessionEvent(type, category, priority, dumps(data), **fields)  # type: ignore[arg-type]

@@ -1,0 +1,151 @@
+"""Subagents, MCP tools and the web → ``subagent``, ``mcp`` and ``external-ref`` events."""
+
+from __future__ import annotations
+
+from ctxmode import redact
+from ctxmode.extract.common import as_dict, block_text, clip, one_line, s, trim
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.extract.common import Draft
+    from ctxmode.payload import HookInput
+
+DESCRIPTION_CHARS = 200
+SUMMARY_CHARS = 300
+QUERY_CHARS = 300
+URL_CHARS = 300
+MAX_ARGS = 30
+MAX_URLS = 5
+DEFAULT_AGENT = "general-purpose"  # what Claude Code runs when subagent_type is omitted
+
+
+def subagent(inp: HookInput) -> list[Draft]:
+    """Agent (older: Task) → ``subagent {agent_type, description, [summary]}``."""
+    response = inp.tool_response
+    rdict = as_dict(response)
+    agent_type = (
+        s(inp.tool_input.get("subagent_type")).strip()
+        or s(rdict.get("agentType")).strip()
+        or DEFAULT_AGENT
+    )
+    description = s(inp.tool_input.get("description")) or s(inp.tool_input.get("prompt"))
+    data: dict[str, object] = {
+        "agent_type": clip(agent_type, 80),
+        "description": clip(one_line(description), DESCRIPTION_CHARS),
+    }
+    # The result is in content blocks (2.1.x), a plain string, or a JSON string of either.
+    summary = one_line(block_text(response, SUMMARY_CHARS * 4))
+    if summary:
+        data["summary"] = clip(summary, SUMMARY_CHARS)
+    return [("subagent", data)]
+
+
+def split_mcp(tool_name: str) -> tuple[str, str]:
+    """``mcp__<server>__<tool>`` → ``(server, tool)``; ``("", "")`` for other names."""
+    if not tool_name.startswith("mcp__"):
+        return "", ""
+    server, sep, tool = tool_name[5:].partition("__")
+    if not sep or not server or not tool:
+        return "", ""
+    return server, tool
+
+
+def mcp(inp: HookInput) -> list[Draft]:
+    """``mcp__server__tool`` → ``mcp_call {server, tool, args}``: argument names, never values."""
+    server, tool = split_mcp(inp.tool_name)
+    if not server:
+        return []
+    args = [trim(str(name), 60) for name in list(inp.tool_input)[:MAX_ARGS]]
+    return [("mcp_call", {"server": trim(server, 80), "tool": trim(tool, 120), "args": args})]
+
+
+def safe_url(url: str) -> str:
+    """A URL without credentials or secret query values, trimmed."""
+    # ``mask_url`` is being written alongside; until it exists, plain masking still
+    # catches userinfo and known token shapes.
+    masker = getattr(redact, "mask_url", None) or redact.mask
+    return trim(masker(url.strip()[: URL_CHARS * 4]), URL_CHARS)
+
+
+def web_fetch(inp: HookInput) -> list[Draft]:
+    """WebFetch → ``web_fetch {url, [prompt]}``."""
+    url = s(inp.tool_input.get("url")) or s(as_dict(inp.tool_response).get("url"))
+    if not url.strip():
+        return []
+    data: dict[str, object] = {"url": safe_url(url)}
+    prompt = s(inp.tool_input.get("prompt"))
+    if prompt.strip():
+        data["prompt"] = clip(one_line(prompt), 200)
+    return [("web_fetch", data)]
+
+
+def web_search(inp: HookInput) -> list[Draft]:
+    """WebSearch → ``web_search {query}``."""
+    query = s(inp.tool_input.get("query")) or s(as_dict(inp.tool_response).get("query"))
+    if not query.strip():
+        return []
+    return [("web_search", {"query": clip(one_line(query), QUERY_CHARS)})]
+
+
+# -- URLs cited in text ------------------------------------------------------------------
+
+# Characters that end a URL in prose, and punctuation that ends the sentence around it.
+_STOP = frozenset(" \t\r\n<>\"'`")
+_TRAILING = ".,;:!?'\"*_>"
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+def find_urls(text: str, limit: int = MAX_URLS) -> list[str]:
+    """The distinct http(s) URLs in ``text``, in order, at most ``limit``, unmasked.
+
+    A plain scan with ``str.find``: no ``re`` import for the few URLs a prompt holds.
+    """
+    if "://" not in text:
+        return []
+    low = text.lower()
+    n = len(text)
+    urls: list[str] = []
+    pos = 0
+    while len(urls) < limit:
+        start = low.find("http", pos)
+        if start < 0:
+            break
+        if low.startswith("://", start + 4):
+            body = start + 7
+        elif low.startswith("s://", start + 4):
+            body = start + 8
+        else:
+            pos = start + 4
+            continue
+        end = body
+        while end < n and text[end] not in _STOP and not text[end].isspace():
+            end += 1
+        pos = end
+        if start and low[start - 1].isalnum():
+            continue  # "xhttp://" is not a URL boundary
+        url = text[start:end]
+        while len(url) > body - start and (url[-1] in _TRAILING or _unbalanced(url)):
+            url = url[:-1]
+        if len(url) > body - start and url not in urls:
+            urls.append(url)
+    return urls
+
+
+def _unbalanced(url: str) -> bool:
+    """Whether the URL ends in a closing bracket it never opened: ``(see https://x/a)``."""
+    opener = _PAIRS.get(url[-1])
+    return opener is not None and url.count(opener) < url.count(url[-1])
+
+
+def url_refs(text: str) -> list[Draft]:
+    """``url_ref {url}`` for each distinct URL cited in ``text`` (at most five)."""
+    drafts: list[Draft] = []
+    seen: set[str] = set()
+    for url in find_urls(text, MAX_URLS * 2):
+        safe = safe_url(url)
+        if safe and safe not in seen:
+            seen.add(safe)
+            drafts.append(("url_ref", {"url": safe}))
+            if len(drafts) >= MAX_URLS:
+                break
+    return drafts

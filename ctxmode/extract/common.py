@@ -1,0 +1,327 @@
+"""Helpers shared by the extractors: paths, trimming, rule files, lenient field access.
+
+Pure and import-light (no ``os``/``posixpath``/``re``: a hook started with ``-S`` has not
+loaded them, and path handling here must also work on Windows-style paths recorded on
+another machine, which ``posixpath`` would get wrong).
+"""
+
+from __future__ import annotations
+
+from ctxmode import fastjson, redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    # One extracted fact before masking and fitting: (event type, data object).
+    Draft = tuple[str, dict[str, Any]]
+
+# Every event's encoded ``data`` stays within this many characters; the dispatcher
+# enforces it after masking. The approved plan is the one fact worth more room.
+DATA_BUDGET = 1000
+BUDGETS = {"plan_exit": 1600}
+
+ELLIPSIS = "…"
+
+# Responses above this size are not JSON-decoded just to look for a field or two.
+MAX_DECODE_CHARS = 1_000_000
+
+
+# -- text ------------------------------------------------------------------------------
+
+
+def trim(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, marked with an ellipsis when cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return text[: max(limit, 0)]
+    return text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def clip(text: str, limit: int) -> str:
+    """Mask secrets, then trim: trimming first could cut a token so it no longer matches."""
+    # Masking never needs to see far past what is kept; the margin covers masks that
+    # shorten the text (a long PEM block becomes a short marker).
+    head = text[: limit * 4 + 256]
+    return trim(redact.mask(head), limit)
+
+
+def one_line(text: str) -> str:
+    """Whitespace runs (newlines included) collapsed to single spaces."""
+    return " ".join(text.split())
+
+
+# -- lenient field access ----------------------------------------------------------------
+
+
+def s(value: Any) -> str:
+    """``value`` if it is a string, else ``""``: payload fields may be null or any type."""
+    return value if isinstance(value, str) else ""
+
+
+def id_str(value: Any) -> str:
+    """A task/cell id as a string (clients send ``"1"`` or ``1``)."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return ""
+
+
+def as_int(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """A response as a dict: dicts as is, JSON-object strings decoded, anything else ``{}``."""
+    if isinstance(value, dict):
+        return value
+    decoded = decode(value)
+    return decoded if isinstance(decoded, dict) else {}
+
+
+def decode(value: Any) -> Any:
+    """A JSON string decoded (when it looks like an object or array), else ``value``."""
+    if isinstance(value, str) and len(value) <= MAX_DECODE_CHARS:
+        head = value[:64].lstrip()[:1]  # no copy of a large string just to peek
+        if head in ("{", "["):
+            try:
+                return fastjson.loads(value)
+            except fastjson.JSONDecodeError:
+                return value
+    return value
+
+
+def block_text(value: Any, limit: int) -> str:
+    """The text of a response: a string, content blocks, or a dict holding either.
+
+    Collects at most ``limit`` characters so a huge response costs nothing extra.
+    """
+    parts: list[str] = []
+    size = 0
+
+    def add(text: str) -> None:
+        nonlocal size
+        if size < limit and text.strip():
+            parts.append(text[: limit - size])
+            size += len(parts[-1])
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > 3 or size >= limit:
+            return
+        if isinstance(node, str):
+            decoded = decode(node) if depth == 0 else node
+            if decoded is node or isinstance(decoded, str):
+                add(node)
+            else:
+                walk(decoded, depth + 1)
+        elif isinstance(node, list):
+            for item in node[:50]:
+                walk(item, depth + 1)
+        elif isinstance(node, dict):
+            if isinstance(node.get("text"), str):
+                add(node["text"])
+                return
+            for key in ("content", "result", "output", "message"):
+                if key in node:
+                    walk(node[key], depth + 1)
+                    return
+
+    walk(value, 0)
+    return "\n".join(parts)
+
+
+# -- paths -----------------------------------------------------------------------------
+
+
+def _split_root(path: str) -> tuple[str, str]:
+    """``(root, rest)`` of a ``/``-separated path; root is ``""`` for a relative one."""
+    if len(path) >= 2 and path[1] == ":" and path[0].isalpha():
+        # Drive paths: "C:/x" is absolute; "C:x" is drive-relative, treated as absolute too
+        # (there is no per-drive cwd to resolve it against here).
+        return path[0].upper() + ":/", path[2:].lstrip("/")
+    if path.startswith("//") and not path.startswith("///"):
+        return "//", path[2:]  # UNC share (\\server\share) or POSIX's implementation-defined //
+    if path.startswith("/"):
+        return "/", path.lstrip("/")
+    return "", path
+
+
+def is_windows(path: str) -> bool:
+    return (len(path) >= 2 and path[1] == ":" and path[0].isalpha()) or path.startswith("\\\\")
+
+
+def normalize(path: str, cwd: str = "") -> str:
+    """``/``-separated, ``.``/``..`` resolved, no trailing slash; relative paths joined to cwd."""
+    p = path.strip().replace("\\", "/")
+    root, rest = _split_root(p)
+    if not root and cwd:
+        base = cwd.strip().replace("\\", "/")
+        if base:
+            root, base_rest = _split_root(base)
+            rest = base_rest.rstrip("/") + "/" + rest if base_rest else rest
+    parts: list[str] = []
+    for seg in rest.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not root:
+                parts.append("..")  # a relative path may climb; an absolute one stops at /
+            continue
+        parts.append(seg)
+    joined = "/".join(parts)
+    if root:
+        return root + joined if joined or root != "//" else "/"
+    return joined or "."
+
+
+def rel_path(path: str, project_dir: str, cwd: str = "") -> str:
+    """``path`` relative to the project when inside it, else absolute (both normalised)."""
+    if not path.strip():
+        return ""
+    full = normalize(path, cwd or project_dir)
+    if not project_dir.strip():
+        return full
+    proj = normalize(project_dir)
+    # Windows file systems are case-insensitive: compare lower-cased, return original case
+    # (unless lower-casing changes the length, which would misplace the cut).
+    a, b = full, proj
+    if is_windows(project_dir.strip()) or is_windows(path.strip()):
+        la, lb = full.lower(), proj.lower()
+        if len(la) == len(full) and len(lb) == len(proj):
+            a, b = la, lb
+    if a == b:
+        return "."
+    prefix = b if b.endswith("/") else b + "/"
+    if a.startswith(prefix):
+        return full[len(prefix) :]
+    return full
+
+
+# -- rule files --------------------------------------------------------------------------
+
+RULE_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
+# Folders directly under a ``.claude/`` folder whose every file is an instruction.
+RULE_DIRS = frozenset({"rules", "commands", "agents"})
+# Under ``.claude/``: transcripts and memory of other projects, never rules of this one.
+NOT_RULE_DIRS = frozenset({"projects"})
+
+
+def is_rule_file(path: str) -> bool:
+    """Whether ``path`` is an instruction file Claude Code loads into the model's context."""
+    parts = [seg for seg in path.replace("\\", "/").split("/") if seg]
+    if not parts:
+        return False
+    name = parts[-1]
+    # The innermost ``.claude`` decides: a worktree under .claude/worktrees/ has its own.
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == ".claude":
+            below = parts[i + 1 :]
+            top = below[0]
+            if top in NOT_RULE_DIRS:
+                return False
+            if len(below) >= 2 and top in RULE_DIRS:
+                return True
+            if len(below) >= 3 and top == "skills" and name == "SKILL.md":
+                return True
+            return name in RULE_NAMES
+    return name in RULE_NAMES
+
+
+# -- fitting data into its budget ----------------------------------------------------------
+
+
+def _strings(node: Any, out: list[int], protect: frozenset[str] = frozenset()) -> None:
+    if isinstance(node, str):
+        out.append(len(node))
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key not in protect:
+                _strings(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _strings(value, out)
+
+
+def _cap(node: Any, cap: int, protect: frozenset[str] = frozenset()) -> Any:
+    if isinstance(node, str):
+        return node if len(node) <= cap else node[: cap - 1] + ELLIPSIS
+    if isinstance(node, dict):
+        return {k: v if k in protect else _cap(v, cap) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_cap(value, cap) for value in node]
+    return node
+
+
+def _drop_last(node: Any) -> bool:
+    """Remove the last item of the longest list inside ``node``; False if there is none."""
+    best: list[Any] | None = None
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            stack.extend(cur.values())
+        elif isinstance(cur, list):
+            if cur and (best is None or len(cur) > len(best)):
+                best = cur
+            stack.extend(cur)
+    if best is None:
+        return False
+    best.pop()
+    return True
+
+
+MIN_CAP = 12
+# Top-level fields trimmed only when nothing else can give: an error's ``key`` must stay
+# exactly what :func:`ctxmode.extract.errors.failure_key` computes, or a later success
+# could not be matched to it.
+PROTECTED = frozenset({"key"})
+
+
+def fit(data: dict[str, Any], budget: int) -> str:
+    """``data`` as compact JSON of at most ``budget`` characters.
+
+    Shortens the longest strings first (water-filling, so several long fields share the
+    cut; protected fields last), then drops trailing list items; as a last resort an
+    empty object.
+    """
+    out = fastjson.dumps(data)
+    if len(out) <= budget:
+        return out
+    for protect in (PROTECTED, frozenset()):
+        data, out = _water_fill(data, out, budget, protect)
+        if len(out) <= budget:
+            return out
+    while len(out) > budget and _drop_last(data):
+        out = fastjson.dumps(data)
+    return out if len(out) <= budget else "{}"
+
+
+def _water_fill(
+    data: dict[str, Any], out: str, budget: int, protect: frozenset[str]
+) -> tuple[dict[str, Any], str]:
+    for _ in range(6):
+        excess = len(out) - budget
+        lengths: list[int] = []
+        _strings(data, lengths, protect)
+        lengths = [n for n in lengths if n > MIN_CAP]
+        if excess <= 0 or not lengths:
+            break
+        # The largest cap that removes at least ``excess`` characters: each string longer
+        # than the cap loses (len - cap) characters, and its encoding at least as many.
+        lo, hi = MIN_CAP, max(lengths)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if sum(n - mid for n in lengths if n > mid) >= excess:
+                lo = mid
+            else:
+                hi = mid - 1
+        data = _cap(data, lo, protect)
+        out = fastjson.dumps(data)
+    return data, out

@@ -1,0 +1,70 @@
+"""PostToolUseFailure → ``tool_error {tool, key, error}``.
+
+``key`` names what failed in the terms a later success will use (the command, the file,
+the URL...), so an ``error_resolved`` can be matched to it and a resume can say which
+command or file is still broken.
+"""
+
+from __future__ import annotations
+
+from ctxmode.extract.agents import safe_url, split_mcp
+from ctxmode.extract.common import clip, id_str, one_line, rel_path, s, trim
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.extract.common import Draft
+    from ctxmode.payload import HookInput
+
+ERROR_CHARS = 400
+KEY_CHARS = 200
+# Same as the Bash extractor's ``output_error`` key, so one success resolves either.
+COMMAND_KEY_CHARS = 300
+INTERRUPTED = "[interrupted] "
+
+_FILE_KEYS = ("file_path", "notebook_path")
+
+
+def failure_key(inp: HookInput) -> str:
+    """What failed: the command, file path, URL, query, pattern or task; else the tool name.
+
+    Already masked and trimmed, so it equals the ``key`` stored in the event: the hook
+    handler calls this on a later success to find the error it resolves.
+    """
+    ti = inp.tool_input
+    name = inp.tool_name
+    command = s(ti.get("command"))
+    if command.strip():
+        return clip(command, COMMAND_KEY_CHARS)
+    url = s(ti.get("url"))
+    if url.strip():
+        return safe_url(url)
+    for key in _FILE_KEYS:
+        path = s(ti.get(key))
+        if path.strip():
+            return clip(rel_path(path, inp.project_dir, inp.cwd), KEY_CHARS)
+    if split_mcp(name)[0]:
+        return name  # argument values may be secrets: the tool's name is the key
+    task_id = id_str(ti.get("taskId"))
+    if task_id:
+        return task_id
+    for key in ("query", "pattern"):
+        value = s(ti.get(key))
+        if value.strip():
+            return clip(one_line(value), KEY_CHARS)
+    path = s(ti.get("path"))  # a search's folder: less telling than its pattern
+    if path.strip():
+        return clip(rel_path(path, inp.project_dir, inp.cwd), KEY_CHARS)
+    for key in ("description", "subject", "skill"):
+        value = s(ti.get(key))
+        if value.strip():
+            return clip(one_line(value), KEY_CHARS)
+    return name
+
+
+def tool_failure(inp: HookInput) -> list[Draft]:
+    """A failed tool call → ``tool_error``; an interrupt by the user is marked in ``error``."""
+    error = clip((inp.error or "").strip(), ERROR_CHARS)
+    if inp.is_interrupt:
+        error = INTERRUPTED + error if error else INTERRUPTED.strip()
+    tool = trim(inp.tool_name, 120) or "unknown"
+    return [("tool_error", {"tool": tool, "key": failure_key(inp), "error": error})]

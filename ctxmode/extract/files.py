@@ -1,0 +1,242 @@
+"""File tools → ``file`` events (and ``rule`` events for instruction files).
+
+Only paths and small counts are kept, never contents: Write/Edit payloads carry whole
+files (``content``, ``originalFile``), and the code below never reads those fields.
+"""
+
+from __future__ import annotations
+
+from ctxmode.extract.common import (
+    as_dict,
+    as_int,
+    clip,
+    id_str,
+    is_rule_file,
+    rel_path,
+    s,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.extract.common import Draft
+    from ctxmode.payload import HookInput
+
+# At most this many files are recorded from one patch (the rest are one event's worth).
+MAX_PATCH_FILES = 50
+PATTERN_CHARS = 200
+
+
+def _path(inp: HookInput, raw: str) -> str:
+    return rel_path(raw, inp.project_dir, inp.cwd)
+
+
+def _with_rule(drafts: list[Draft], path: str, rule_type: str) -> list[Draft]:
+    if path and is_rule_file(path):
+        drafts.append((rule_type, {"path": path}))
+    return drafts
+
+
+def _input_path(inp: HookInput, *keys: str) -> str:
+    """The first path found under ``keys`` in tool_input, then in tool_response."""
+    response = as_dict(inp.tool_response)
+    for source in (inp.tool_input, response, as_dict(response.get("file"))):
+        for key in keys:
+            value = s(source.get(key))
+            if value.strip():
+                return _path(inp, value)
+    return ""
+
+
+def read(inp: HookInput) -> list[Draft]:
+    """Read → ``file_read {path, [offset], [limit]}`` (+ ``rule_read``)."""
+    path = _input_path(inp, "file_path", "filePath", "path")
+    if not path:
+        return []
+    data: dict[str, object] = {"path": path}
+    for key in ("offset", "limit"):
+        value = as_int(inp.tool_input.get(key))
+        if value is not None:
+            data[key] = value
+    return _with_rule([("file_read", data)], path, "rule_read")
+
+
+def write(inp: HookInput) -> list[Draft]:
+    """Write → ``file_write {path, [kind]}`` (+ ``rule_edit``)."""
+    path = _input_path(inp, "file_path", "filePath", "path")
+    if not path:
+        return []
+    data: dict[str, object] = {"path": path}
+    # The response says whether the file existed; older clients send no response.
+    kind = {"create": "create", "update": "overwrite"}.get(
+        s(as_dict(inp.tool_response).get("type"))
+    )
+    if kind:
+        data["kind"] = kind
+    return _with_rule([("file_write", data)], path, "rule_edit")
+
+
+def _patch_summary(response: dict[str, object]) -> str:
+    """``+A -R`` lines from a structuredPatch: what changed, without the text itself."""
+    hunks = response.get("structuredPatch")
+    if not isinstance(hunks, list) or not hunks:
+        return ""
+    added = removed = 0
+    for hunk in hunks:
+        lines = hunk.get("lines") if isinstance(hunk, dict) else None
+        if not isinstance(lines, list):
+            continue
+        for line in lines:
+            if isinstance(line, str) and line:
+                if line[0] == "+":
+                    added += 1
+                elif line[0] == "-":
+                    removed += 1
+    return f"+{added} -{removed}" if added or removed else ""
+
+
+def edit(inp: HookInput) -> list[Draft]:
+    """Edit / MultiEdit → ``file_edit {path, [summary], [edits], [replace_all]}`` (+ ``rule_edit``)."""
+    path = _input_path(inp, "file_path", "filePath", "path")
+    if not path:
+        return []
+    data: dict[str, object] = {"path": path}
+    summary = _patch_summary(as_dict(inp.tool_response))
+    if summary:
+        data["summary"] = summary
+    edits = inp.tool_input.get("edits")
+    if isinstance(edits, list):  # MultiEdit
+        data["edits"] = len(edits)
+        if any(isinstance(e, dict) and e.get("replace_all") is True for e in edits):
+            data["replace_all"] = True
+    elif inp.tool_input.get("replace_all") is True:
+        data["replace_all"] = True
+    return _with_rule([("file_edit", data)], path, "rule_edit")
+
+
+def notebook_edit(inp: HookInput) -> list[Draft]:
+    """NotebookEdit → ``file_edit {path, summary}`` naming the cell operation."""
+    path = _input_path(inp, "notebook_path", "file_path", "path")
+    if not path:
+        return []
+    response = as_dict(inp.tool_response)
+    mode = s(inp.tool_input.get("edit_mode")) or s(response.get("edit_mode")) or "replace"
+    cell_type = s(inp.tool_input.get("cell_type")) or s(response.get("cell_type"))
+    # For an insert the response names the new cell; the input names its neighbour.
+    cell = id_str(response.get("cell_id")) or id_str(inp.tool_input.get("cell_id"))
+    words = [mode, cell_type, "cell", cell] if cell_type else [mode, "cell", cell]
+    data: dict[str, object] = {"path": path, "summary": clip(" ".join(w for w in words if w), 120)}
+    return _with_rule([("file_edit", data)], path, "rule_edit")
+
+
+# -- apply_patch-style tools ---------------------------------------------------------------
+
+_PATCH_HEADERS = (
+    ("*** Update File:", "file_edit"),
+    ("*** Add File:", "file_write"),
+    ("*** Delete File:", "file_delete"),
+)
+_MOVE = "*** Move to:"
+
+
+def patch_text(tool_input: dict[str, object]) -> str:
+    """The patch text inside an apply_patch-style input (any string field holding one)."""
+    candidates: list[object] = list(tool_input.values())
+    for value in candidates:
+        if isinstance(value, list):  # e.g. {"command": ["apply_patch", "<patch>"]}
+            candidates.extend(v for v in value if isinstance(v, str))
+        elif (
+            isinstance(value, str)
+            and "*** " in value
+            and (
+                "*** Update File:" in value
+                or "*** Add File:" in value
+                or "*** Delete File:" in value
+            )
+        ):
+            return value
+    return ""
+
+
+def _patch_files(text: str) -> list[tuple[str, str]]:
+    """``(event type, raw path)`` for every file header in a patch, in order.
+
+    Walks header lines with ``str.find`` so a large patch is scanned once, in C, without
+    splitting it into lines.
+    """
+    found: list[tuple[str, str]] = []
+    pos = 0
+    n = len(text)
+    while pos < n and len(found) < MAX_PATCH_FILES:
+        start = text.find("*** ", pos)
+        if start < 0:
+            break
+        end = text.find("\n", start)
+        end = n if end < 0 else end
+        pos = end + 1
+        if start and text[start - 1] != "\n":
+            continue  # not at the start of a line: patch content, not a header
+        line = text[start:end].rstrip("\r")
+        if line.startswith(_MOVE) and found and found[-1][0] == "file_edit":
+            # "*** Update File: a" + "*** Move to: b": a rename; the file now lives at b.
+            found[-1] = ("file_edit", line[len(_MOVE) :].strip())
+            continue
+        for header, type_ in _PATCH_HEADERS:
+            if line.startswith(header):
+                raw = line[len(header) :].strip()
+                if raw:
+                    found.append((type_, raw))
+                break
+    return found
+
+
+def apply_patch(inp: HookInput) -> list[Draft]:
+    """A patch in ``*** Begin Patch`` form → one file event per file it touches."""
+    drafts: list[Draft] = []
+    seen: set[tuple[str, str]] = set()
+    for type_, raw in _patch_files(patch_text(inp.tool_input)):
+        path = _path(inp, raw)
+        if not path or (type_, path) in seen:
+            continue
+        seen.add((type_, path))
+        data: dict[str, object] = {"path": path}
+        if type_ == "file_write":
+            data["kind"] = "create"
+        drafts.append((type_, data))
+        _with_rule(drafts, path, "rule_edit")
+    return drafts
+
+
+# -- searches --------------------------------------------------------------------------
+
+
+def glob(inp: HookInput) -> list[Draft]:
+    """Glob → ``file_search {tool: Glob, pattern, [path], [matches]}``."""
+    return _search(inp, "Glob", ("numFiles",))
+
+
+def grep(inp: HookInput) -> list[Draft]:
+    """Grep → ``file_search {tool: Grep, pattern, [path], [matches]}``."""
+    # What a "match" is depends on the output mode: files, counted matches, or lines.
+    mode = s(inp.tool_input.get("output_mode")) or s(as_dict(inp.tool_response).get("mode"))
+    keys = {
+        "count": ("numMatches", "numFiles"),
+        "content": ("numLines", "numFiles"),
+    }.get(mode, ("numFiles",))
+    return _search(inp, "Grep", keys)
+
+
+def _search(inp: HookInput, tool: str, count_keys: tuple[str, ...]) -> list[Draft]:
+    pattern = s(inp.tool_input.get("pattern"))
+    if not pattern.strip():
+        return []
+    data: dict[str, object] = {"tool": tool, "pattern": clip(pattern, PATTERN_CHARS)}
+    where = s(inp.tool_input.get("path"))
+    if where.strip():
+        data["path"] = _path(inp, where)
+    response = as_dict(inp.tool_response)
+    for key in count_keys:
+        count = as_int(response.get(key))
+        if count is not None:
+            data["matches"] = count
+            break
+    return [("file_search", data)]

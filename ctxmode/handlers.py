@@ -1,0 +1,317 @@
+"""One function per hook event: (input, context) → text for the model, or None.
+
+The resume policy lives here (design.md, "When the resume is printed"):
+
+- PreCompact stores a snapshot of the session (kind ``compact``) and prints nothing.
+- SessionStart ``compact`` claims this session's newest unclaimed snapshot, or builds
+  one on the spot if PreCompact never ran.
+- SessionStart ``resume``/``fork``: a session with events of its own has its transcript,
+  so it only gets a compaction snapshot it never received; its stale end-of-session
+  snapshots are retired. A new session id without events claims the newest unclaimed
+  snapshot of another session of the same store (not after a /clear).
+- SessionStart ``startup``/``clear``: nothing unless configured (then another session's
+  newest unclaimed snapshot, not older than ``startup_max_age_hours``).
+- UserPromptSubmit prints a snapshot of this session still unclaimed (some clients
+  drop SessionStart output after compaction).
+- SessionEnd stores a snapshot (kind ``end``) for a later session to pick up, except
+  after /clear, where every unclaimed snapshot of the session is retired instead.
+
+Every claim is one atomic store operation: of racing processes exactly one wins.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ctxmode import config as config_mod
+from ctxmode import hooklog, spool
+from ctxmode.store import Store, StoreLocked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.events import SessionEvent
+    from ctxmode.hookrun import Context
+    from ctxmode.payload import HookInput
+
+def handle(inp: HookInput, ctx: Context) -> str | None:
+    handler = _HANDLERS.get(inp.event)
+    if handler is None or not inp.session_id:
+        return None
+    return handler(inp, ctx)
+
+
+# -- helpers -------------------------------------------------------------------------
+
+
+def _open(ctx: Context, *, write: bool = True) -> Store:
+    # Never wait for the lock longer than the deadline allows; leave a margin to spool.
+    remaining = max(0.2, ctx.remaining() - 0.5)
+    return Store.open(ctx.store_path, busy_timeout_ms=int(min(remaining, 3.0) * 1000),
+                      recover=True)
+
+
+def _config(inp: HookInput, ctx: Context) -> dict[str, object]:
+    return config_mod.load(ctx.env, inp.project_dir)
+
+
+def _mark_source(events: list[SessionEvent], inp: HookInput) -> list[SessionEvent]:
+    for event in events:
+        event.source_hook = inp.event
+    return events
+
+
+def _extract(inp: HookInput, cfg: dict[str, object]) -> list[SessionEvent]:
+    from ctxmode.extract import extract
+
+    events = extract(inp)
+    excluded = cfg.get("exclude_paths")
+    if events and excluded:
+        events = _drop_excluded(events, excluded)  # type: ignore[arg-type]
+    extra = cfg.get("redact_patterns")
+    if events and extra:
+        from ctxmode import redact
+
+        for event in events:
+            event.data = redact.mask(event.data, extra=tuple(extra))  # type: ignore[arg-type]
+    return _mark_source(events, inp)
+
+
+def _drop_excluded(events: list[SessionEvent], patterns: list[str]) -> list[SessionEvent]:
+    import fnmatch
+
+    from ctxmode import fastjson
+
+    kept = []
+    for event in events:
+        if event.category in ("file", "rule"):
+            try:
+                path = fastjson.loads(event.data).get("path", "")
+            except (fastjson.JSONDecodeError, AttributeError):
+                path = ""
+            if path and any(fnmatch.fnmatch(path, pattern) for pattern in patterns):
+                continue
+        kept.append(event)
+    return kept
+
+
+def search_command(project_dir: str) -> str:
+    """A shell prefix the model can run as written to search this project's store."""
+    bindir = os.path.dirname(sys.executable)
+    for name in ("ctxmode", "ctxmode.exe"):
+        candidate = os.path.join(bindir, name)
+        if os.path.exists(candidate):
+            return f"{shell_quote(candidate)} search --project {shell_quote(project_dir)}"
+    return f"ctxmode search --project {shell_quote(project_dir)}"
+
+
+def shell_quote(text: str) -> str:
+    """POSIX single-quoting (shlex.quote without importing shlex and re)."""
+    if text and all(ch.isalnum() or ch in "@%+=:,./-_" for ch in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _build_snapshot(store: Store, inp: HookInput, cfg: dict[str, object], kind: str,
+                    events: list[SessionEvent] | None = None) -> tuple[str, int]:
+    from ctxmode.snapshot import build_snapshot
+
+    if events is None:
+        events = store.session_events(inp.session_id)
+    seq = store.next_compact_seq(inp.session_id, kind)
+    xml = build_snapshot(
+        events,
+        session_id=inp.session_id,
+        compact_seq=seq,
+        budget=int(cfg.get("snapshot_budget", 4096)),  # type: ignore[call-overload]
+        search_command=search_command(inp.project_dir),
+    )
+    return xml, len(events)
+
+
+def _store_events(store: Store, inp: HookInput, ctx: Context, events: list[SessionEvent],
+                  cfg: dict[str, object]) -> None:
+    cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
+    claimed, pending = spool.take(ctx.root, ctx.store_path)
+    if pending or claimed:
+        try:
+            for session_id, spooled in pending:
+                store.add_events(session_id, spooled, source_hook="spool",
+                                 project_dir=inp.project_dir, max_events=cap)
+        except BaseException:
+            spool.give_back(claimed, ctx.root, ctx.store_path)
+            raise
+        spool.finish(claimed)
+    store.add_events(inp.session_id, events, source_hook=inp.event, project_dir=inp.project_dir,
+                     max_events=cap)
+
+
+def _record(inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object],
+            store: Store | None = None) -> None:
+    """Store events; if the store stays locked past our deadline, spool them instead."""
+    own = store is None
+    try:
+        if store is None:
+            store = _open(ctx)
+        _store_events(store, inp, ctx, events, cfg)
+    except StoreLocked:
+        if events:
+            spool.put(ctx.root, ctx.store_path, inp.session_id, events)
+            hooklog.write(ctx.log_dir, "WARN", inp.event,
+                          f"store locked; {len(events)} event(s) spooled for the next hook")
+        else:
+            hooklog.write(ctx.log_dir, "WARN", inp.event, "store locked; nothing to record")
+    finally:
+        if own and store is not None:
+            store.close()
+
+
+# -- events --------------------------------------------------------------------------
+
+
+def on_tool(inp: HookInput, ctx: Context) -> str | None:
+    cfg = _config(inp, ctx)
+    events = _extract(inp, cfg)
+    success = inp.event == "PostToolUse"
+    keys = _success_keys(inp, events) if success else ()
+    if not events and not keys:
+        return None
+    store = _open(ctx)
+    try:
+        if keys:
+            events.extend(_resolutions(store, inp, keys))
+        if events:
+            _record(inp, ctx, events, cfg, store)
+    finally:
+        store.close()
+    return None
+
+
+def _success_keys(inp: HookInput, events: list[SessionEvent]) -> tuple[str, ...]:
+    """The error key a successful call resolves: the same key its failure would have had."""
+    if any(event.type == "output_error" for event in events):
+        return ()  # it ran, but its output shows it failed again
+    from ctxmode.extract.errors import failure_key
+
+    key = failure_key(inp)
+    return (key,) if key else ()
+
+
+def _resolutions(store: Store, inp: HookInput, keys: tuple[str, ...]) -> list[SessionEvent]:
+    open_keys = store.open_error_keys(inp.session_id)
+    if not open_keys:
+        return []
+    from ctxmode.events import make
+
+    return [
+        make("error_resolved", {"tool": inp.tool_name, "key": key}, tool_use_id=inp.tool_use_id,
+             agent_id=inp.agent_id, agent_type=inp.agent_type, source_hook=inp.event)
+        for key in keys
+        if key in open_keys
+    ]
+
+
+def on_prompt(inp: HookInput, ctx: Context) -> str | None:
+    cfg = _config(inp, ctx)
+    events = _extract(inp, cfg)
+    store = _open(ctx)
+    try:
+        _record(inp, ctx, events, cfg, store)
+        if store.has_unclaimed(inp.session_id, kind="compact"):
+            resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
+                                        kind="compact")
+            if resume is not None:
+                return resume.snapshot
+    finally:
+        store.close()
+    return None
+
+
+def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
+    cfg = _config(inp, ctx)
+    store = _open(ctx)
+    try:
+        xml, count = _build_snapshot(store, inp, cfg, "compact")
+        store.save_resume(inp.session_id, xml, count, kind="compact")
+    finally:
+        store.close()
+    return None  # PreCompact must never print hookSpecificOutput
+
+
+def on_session_start(inp: HookInput, ctx: Context) -> str | None:
+    cfg = _config(inp, ctx)
+    source = inp.source or "startup"
+    store = _open(ctx)
+    try:
+        if source == "startup":
+            store.prune_idle(int(cfg["retention_days"]))  # type: ignore[call-overload]
+        own_events = store.event_count(inp.session_id)
+        if source == "compact":
+            resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
+                                        kind="compact")
+            if resume is not None:
+                return resume.snapshot
+            if own_events == 0:
+                return None
+            events = store.session_events(inp.session_id)
+            latest = store.latest_resume(inp.session_id, kind="compact")
+            if latest is not None and str(latest["created_at"]) >= str(events[-1].created_at):
+                return None  # already delivered, and nothing happened since
+            # PreCompact never ran (or failed): build the snapshot now, keep a record of it.
+            xml, count = _build_snapshot(store, inp, cfg, "compact", events)
+            store.save_resume(inp.session_id, xml, count, kind="compact")
+            resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
+                                        kind="compact")
+            return resume.snapshot if resume is not None else None
+        if source in ("resume", "fork"):
+            if own_events:
+                store.discard_unclaimed(inp.session_id, reason="resumed", kind="end")
+                resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
+                                            kind="compact")
+                return resume.snapshot if resume is not None else None
+            if store.session_flag(inp.session_id, "cleared"):
+                return None
+            resume = store.claim_resume(claimed_by=inp.session_id,
+                                        exclude_session=inp.session_id)
+            return resume.snapshot if resume is not None else None
+        if source == "clear":
+            # A clean slate: this new session must never inherit what came before it.
+            store.set_session_flag(inp.session_id, "cleared", inp.project_dir)
+            if not cfg["inject_on_clear"]:
+                return None
+        elif not cfg["inject_on_startup"]:
+            store.touch_session(inp.session_id, inp.project_dir)
+            return None
+        max_age = float(cfg["startup_max_age_hours"]) * 3600  # type: ignore[arg-type]
+        resume = store.claim_resume(claimed_by=inp.session_id, exclude_session=inp.session_id,
+                                    max_age_seconds=max_age, kind="end")
+        return resume.snapshot if resume is not None else None
+    finally:
+        store.close()
+
+
+def on_session_end(inp: HookInput, ctx: Context) -> str | None:
+    cfg = _config(inp, ctx)
+    store = _open(ctx)
+    try:
+        if inp.reason == "clear":
+            store.discard_unclaimed(inp.session_id, reason="clear")
+            return None
+        if store.event_count(inp.session_id) == 0:
+            return None
+        store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")
+        xml, count = _build_snapshot(store, inp, cfg, "end")
+        store.save_resume(inp.session_id, xml, count, kind="end")
+    finally:
+        store.close()
+    return None
+
+
+_HANDLERS = {
+    "PostToolUse": on_tool,
+    "PostToolUseFailure": on_tool,
+    "UserPromptSubmit": on_prompt,
+    "PreCompact": on_pre_compact,
+    "SessionStart": on_session_start,
+    "SessionEnd": on_session_end,
+}

@@ -1,0 +1,180 @@
+"""The hook harness: the only code that touches stdin, stdout and the exit status.
+
+Claude Code runs one short process per hook call. Whatever happens in here — empty
+or hostile input, a 50 MB payload, a locked, corrupt or missing store, a full disk —
+the process exits 0, prints exactly its contract (one JSON object for SessionStart /
+UserPromptSubmit, or nothing) and nothing on stderr. Failures go to the bounded log.
+
+``run_hook`` is the testable core (streams and environment injected, returns the
+bytes to print); ``main`` wires it to the real process and leaves with ``os._exit``
+so no interpreter teardown (or a broken pipe at flush time) can change the status.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ctxmode import fastjson, hooklog, paths, payload
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import BinaryIO, NoReturn
+
+# Events whose stdout reaches the model (as additionalContext).
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+
+# Our own deadlines, well inside the timeouts ``ctxmode install`` registers
+# (10 s for tool and prompt hooks, 30 s for PreCompact/SessionStart, 5 s SessionEnd;
+# Claude Code gives SessionEnd hooks about 1.5 s in all).
+DEADLINES = {
+    "PostToolUse": 4.0,
+    "PostToolUseFailure": 4.0,
+    "UserPromptSubmit": 4.0,
+    "PreCompact": 15.0,
+    "SessionStart": 15.0,
+    "SessionEnd": 1.2,
+}
+DEFAULT_DEADLINE = 4.0
+
+# Bytes of an oversized payload kept for salvaging its leading fields.
+SALVAGE_HEAD = 64 * 1024
+READ_CHUNK = 1024 * 1024
+
+
+class Context:
+    """What a handler needs besides the input: environment, paths, clock, deadline."""
+
+    __slots__ = ("deadline", "env", "log_dir", "root", "started", "store_path")
+
+    def __init__(self, env: Mapping[str, str], root: str, store_path: str, deadline: float):
+        self.env = env
+        self.root = root
+        self.store_path = store_path
+        self.log_dir = os.path.join(root, "logs")
+        self.started = time.monotonic()
+        self.deadline = deadline
+
+    def remaining(self) -> float:
+        return self.deadline - (time.monotonic() - self.started)
+
+
+def disabled(env: Mapping[str, str]) -> bool:
+    return env.get("CTXMODE_DISABLE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def read_input(stream: BinaryIO, limit: int = payload.MAX_PARSE_BYTES) -> tuple[bytes, bool]:
+    """Read stdin up to ``limit``; past it keep only the head and drain the rest.
+
+    Returns (data, oversized). Draining (not keeping) the tail keeps memory bounded
+    and lets the client finish writing its pipe.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read(READ_CHUNK)
+        if not chunk:
+            return b"".join(chunks), False
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            head = b"".join(chunks)[:SALVAGE_HEAD]
+            chunks.clear()
+            while stream.read(READ_CHUNK):
+                pass
+            return head, True
+
+
+def _start_watchdog(seconds: float, event: str, log_dir: str, output_lock: object) -> None:
+    """Leave (exit 0, nothing printed) if the hook is still running after ``seconds``.
+
+    A signal handler cannot interrupt SQLite while it sleeps in its busy handler, so a
+    thread does it. SQLite's journal makes a transaction cut short by the exit vanish
+    whole: nothing half-written.
+    """
+    import _thread
+
+    def watchdog() -> None:
+        time.sleep(seconds)
+        output_lock.acquire()  # type: ignore[attr-defined]  # never cut a write of stdout
+        hooklog.write(log_dir, "ERROR", event, f"deadline of {seconds:.1f}s exceeded; gave up")
+        os._exit(0)
+
+    _thread.start_new_thread(watchdog, ())
+
+
+def run_hook(
+    event: str,
+    stdin: BinaryIO,
+    env: Mapping[str, str],
+    *,
+    output_lock: object | None = None,
+    watchdog: bool = False,
+) -> bytes:
+    """Run one hook call; return the exact bytes to print (possibly empty). Never raises."""
+    root = ""
+    try:
+        if disabled(env):
+            return b""
+        root = paths.data_root(env)
+        data, oversized = read_input(stdin)
+        if oversized:
+            inp = payload.salvage(data, event)
+        else:
+            inp = payload.parse(data, event)
+        inp.project_dir = paths.project_dir(inp.cwd or os.getcwd(), env)
+        if os.path.exists(os.path.join(inp.project_dir, ".ctxmode-ignore")):
+            return b""
+        deadline = DEADLINES.get(event, DEFAULT_DEADLINE)
+        ctx = Context(env, root, paths.prepare_store_path(inp.project_dir, env), deadline)
+        if watchdog and output_lock is not None:
+            _start_watchdog(deadline, event, ctx.log_dir, output_lock)
+
+        from ctxmode import handlers
+
+        text = handlers.handle(inp, ctx)
+        if text and event in CONTEXT_EVENTS:
+            document = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+            return (fastjson.dumps(document) + "\n").encode("utf-8", "replace")
+        return b""
+    except payload.PayloadError as exc:
+        # Not ours to judge the client: note it briefly and carry on.
+        if root:
+            hooklog.write(os.path.join(root, "logs"), "WARN", event, f"input skipped: {exc}")
+        return b""
+    except BaseException as exc:  # noqa: BLE001 - fail open is the contract
+        if root:
+            import traceback
+
+            hooklog.write(
+                os.path.join(root, "logs"),
+                "ERROR",
+                event,
+                f"{type(exc).__name__}: {exc}"[:500],
+                traceback.format_exc(),
+            )
+        return b""
+
+
+def main(event: str) -> NoReturn:
+    """Entry point of the hook shims: run, print, exit 0 — always."""
+    import _thread
+
+    lock = _thread.allocate_lock()
+    out = b""
+    try:
+        out = run_hook(event, sys.stdin.buffer, os.environ, output_lock=lock, watchdog=True)
+    except BaseException:  # noqa: BLE001 - run_hook already logs; this is the last guard
+        out = b""
+    lock.acquire()
+    try:
+        if out:
+            view = memoryview(out)
+            while view:
+                written = os.write(1, view)
+                view = view[written:]
+    except BaseException:  # noqa: BLE001 - a closed pipe is the client's business
+        pass
+    os._exit(0)

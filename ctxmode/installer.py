@@ -1,0 +1,597 @@
+"""Install and uninstall ctxmode's hooks in a Claude Code settings file.
+
+Plain functions with explicit parameters that return a result (pre-commit's
+``install_uninstall`` style); the click commands in ``ctxmode.cli.install_cmd`` only
+wire options to them. The text surgery lives in :mod:`ctxmode.settings`; this module
+owns the files: where they are per scope, the backup, the atomic replace, and the
+checks around them (double registration, a proof run of the installed hooks).
+
+Safety rules:
+
+- A file that cannot be edited safely (malformed JSON, comments, an unexpected shape)
+  raises :class:`InstallError` and is never written.
+- Writes are atomic (temp file in the same directory, ``os.replace``), keep the file's
+  mode, and go through a symlinked settings.json to its target (dotfile managers).
+- Before any change the current bytes are saved as ``<file>.ctxmode-backup``; nothing
+  is written when nothing changes, so a second install is a no-op.
+- Uninstall restores the backup byte for byte when the file is exactly "backup plus
+  ctxmode's entries"; otherwise it removes ctxmode's entries surgically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import ctxmode
+from ctxmode import settings
+from ctxmode.settings import HookSpec, SettingsError
+
+SCOPES = ("user", "project", "local")
+BACKUP_SUFFIX = ".ctxmode-backup"
+PLUGIN_NAME = "ctxmode"
+
+# (event, timeout in seconds, matcher). Timeouts are explicit because Claude Code's
+# default is 600 s; each is well above the hook's own deadline (ctxmode.hookrun), and
+# SessionEnd's work stays inside the ~1.5 s Claude Code grants all SessionEnd hooks.
+# A matcher of "" matches every tool; None writes no matcher (the event has none, or
+# every value is wanted: PreCompact fires for both "manual" and "auto").
+HOOK_TABLE: tuple[tuple[str, int, str | None], ...] = (
+    ("PostToolUse", 10, ""),
+    ("PostToolUseFailure", 10, ""),
+    ("UserPromptSubmit", 10, None),
+    ("PreCompact", 30, None),
+    # Every source, listed: "fork" is reported since Claude Code 2.1.214 (before, a fork
+    # came as "resume"); an unknown name in the alternation is harmless for older clients.
+    ("SessionStart", 30, "startup|resume|clear|compact|fork"),
+    ("SessionEnd", 5, None),
+)
+
+
+class InstallError(Exception):
+    """Installation cannot proceed; the message says why (and which file)."""
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    """What install/uninstall did (or, with dry_run, would do) to one settings file."""
+
+    scope: str
+    path: str
+    # "installed", "updated", "unchanged"; "removed", "deleted" (the file ctxmode had
+    # created), "not installed"
+    action: str
+    changed: bool
+    dry_run: bool
+    diff: str  # unified diff of the change ("" when unchanged)
+    backup: str | None  # backup written (None when nothing was written)
+    hooks: int  # ctxmode handlers in the file afterwards
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass
+class VerifyResult:
+    """The proof run: the installed commands fed a sample session in a throwaway store."""
+
+    calls: int = 0
+    events: int = 0
+    snapshot_ok: bool = False
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.snapshot_ok and self.events > 0
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def user_config_dir(env: Mapping[str, str] | None = None) -> str:
+    """Claude Code's user directory: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    return os.path.abspath(os.path.expanduser(configured or "~/.claude"))
+
+
+def settings_path(scope: str, project_dir: str | None = None) -> str:
+    """The settings file of a scope (project scopes need the project directory)."""
+    if scope == "user":
+        return os.path.join(user_config_dir(), "settings.json")
+    if scope not in SCOPES:
+        raise InstallError(f"unknown scope {scope!r} (expected one of {', '.join(SCOPES)})")
+    if not project_dir:
+        raise InstallError(f"the {scope} scope needs a project directory")
+    root = os.path.abspath(os.path.expanduser(project_dir))
+    if not os.path.isdir(root):
+        raise InstallError(f"project directory not found: {root}")
+    name = "settings.json" if scope == "project" else "settings.local.json"
+    return os.path.join(root, ".claude", name)
+
+
+def _sh_quote(text: str) -> str:
+    """Single-quote for ``sh -c`` always (a path with spaces or $ must stay one word)."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _slashes(path: str) -> str:
+    # Claude Code runs commands through sh (Git Bash on Windows): forward slashes work
+    # everywhere, backslashes would be eaten as escapes.
+    return path.replace("\\", "/")
+
+
+def hook_command(python: str, script: str) -> str:
+    """The command Claude Code runs: the pinned interpreter, isolated, on one shim."""
+    return f"{_sh_quote(_slashes(python))} -I -S {_sh_quote(_slashes(script))}"
+
+
+def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
+    """ctxmode's six handlers for an interpreter and an installed package directory."""
+    python = python or sys.executable
+    if not python:
+        raise InstallError("cannot tell which Python runs ctxmode (sys.executable is empty)")
+    # abspath, not realpath: a venv's python is a symlink, and resolving it would
+    # escape the venv (and its site-packages) for the base interpreter.
+    python = os.path.abspath(python)
+    package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
+    specs = []
+    for event, timeout, matcher in HOOK_TABLE:
+        script = os.path.join(package_dir, "hooks", settings.SHIMS[event] + ".py")
+        specs.append(HookSpec(event, hook_command(python, script), timeout, matcher))
+    return specs
+
+
+def _check_scripts() -> None:
+    hooks_dir = os.path.join(os.path.dirname(ctxmode.__file__), "hooks")
+    missing = [
+        name + ".py"
+        for name in settings.SHIMS.values()
+        if not os.path.isfile(os.path.join(hooks_dir, name + ".py"))
+    ]
+    if missing:
+        raise InstallError(f"hook scripts missing from {hooks_dir}: {', '.join(missing)}")
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _read(path: str) -> str | None:
+    """The file's text, or None when it does not exist."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InstallError(f"{path}: not UTF-8 text (byte {exc.start}); left untouched") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write_atomic(path: str, text: str, mode: int | None) -> None:
+    """Replace ``path`` in one step; a crash leaves the old file or the new one."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(
+        dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _mode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def display_path(path: str) -> str:
+    """``path`` with the home directory shown as ``~``."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/", "~") and path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path
+
+
+def _diff(old: str, new: str, path: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=path,
+        tofile=path,
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _parse_or_raise(text: str, path: str) -> None:
+    try:
+        value = settings.parse(text, path)
+    except SettingsError as exc:
+        raise InstallError(str(exc)) from None
+    if not isinstance(value, dict):
+        raise InstallError(f"{path}: the top level is not a JSON object; left untouched")
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _other_scope_paths(scope: str, project_dir: str | None) -> list[str]:
+    """The settings files of the other scopes Claude Code would merge with this one."""
+    project = project_dir or os.getcwd()
+    paths = []
+    for other in SCOPES:
+        if other == scope:
+            continue
+        try:
+            paths.append(settings_path(other, project))
+        except InstallError:
+            continue
+    return paths
+
+
+def registration_warnings(scope: str, path: str, project_dir: str | None) -> list[str]:
+    """Warn about a second copy of ctxmode's hooks: the plugin, or another scope."""
+    warnings = []
+    for candidate in [path, *_other_scope_paths(scope, project_dir)]:
+        text = _read_quietly(candidate)
+        if text is None:
+            continue
+        try:
+            plugins = settings.enabled_plugins(text, PLUGIN_NAME)
+            found = settings.registrations(text) if candidate != path else []
+        except SettingsError:
+            continue
+        for key in plugins:
+            warnings.append(
+                f"the ctxmode plugin ({key}) is enabled in {display_path(candidate)}: its hooks "
+                "and these would both run; keep one (disable the plugin from Claude Code's "
+                "/plugin menu, or run `ctxmode uninstall`)"
+            )
+        if found:
+            warnings.append(
+                f"ctxmode hooks are also registered in {display_path(candidate)} "
+                f"({len(found)} handlers): where the commands differ, both copies run"
+            )
+    return warnings
+
+
+def _read_quietly(path: str) -> str | None:
+    try:
+        return _read(path)
+    except InstallError:
+        return None
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def install(
+    scope: str = "user",
+    project_dir: str | None = None,
+    dry_run: bool = False,
+    python: str | None = None,
+    package_dir: str | None = None,
+) -> InstallResult:
+    """Merge ctxmode's six handlers into the scope's settings file."""
+    path = settings_path(scope, project_dir)
+    target = os.path.realpath(path)  # write through a symlink, never over it
+    old = _read(target)
+    before = old if old is not None else ""
+    _parse_or_raise(before, path)
+    specs = hook_specs(python, package_dir)
+    if package_dir is None:  # the running package: its hook scripts must be there
+        _check_scripts()
+    try:
+        new = settings.merge(before, specs)
+    except SettingsError as exc:
+        raise InstallError(f"{path}: {exc}") from None
+    had = settings.registrations(before)
+    changed = new != before or old is None
+    action = "unchanged" if not changed else ("updated" if had else "installed")
+    warnings = tuple(registration_warnings(scope, path, project_dir))
+    diff = _diff(before, new, path) if changed else ""
+    backup = None
+    if changed and not dry_run:
+        if old is not None:
+            # Beside the path the user knows (a symlinked file's target may live in a
+            # dotfiles repository that should not collect ctxmode's files).
+            backup = path + BACKUP_SUFFIX
+            _write_atomic(backup, old, _mode(target))
+        _replace_checked(target, old, new)
+    return InstallResult(scope, path, action, changed, dry_run, diff, backup, len(specs), warnings)
+
+
+def _replace_checked(target: str, expected: str | None, new: str) -> None:
+    """Write ``new`` unless the file changed since it was read (another writer won)."""
+    if _read(target) != expected:
+        raise InstallError(f"{target} changed while ctxmode was editing it; run the command again")
+    _write_atomic(target, new, _mode(target))
+
+
+def _restorable_backup(current: str, backup: str | None) -> bool:
+    """Whether ``current`` is exactly the backup plus ctxmode's own entries."""
+    if backup is None:
+        return False
+    try:
+        if settings.registrations(backup):
+            return False  # the backup predates an upgrade, not the install: don't revive it
+        found = settings.registrations(current)
+        specs = [HookSpec(r.event, r.command, r.timeout, r.matcher) for r in found]
+        return bool(specs) and settings.merge(backup, specs) == current
+    except SettingsError:
+        return False
+
+
+def uninstall(
+    scope: str = "user", project_dir: str | None = None, dry_run: bool = False
+) -> InstallResult:
+    """Remove ctxmode's handlers from the scope's settings file; leave the rest alone."""
+    path = settings_path(scope, project_dir)
+    target = os.path.realpath(path)
+    old = _read(target)
+    if old is None:
+        return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0)
+    _parse_or_raise(old, path)
+    found = settings.registrations(old)
+    if not found:
+        warnings = tuple(registration_warnings(scope, path, project_dir))
+        return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0, warnings)
+
+    backup_path = path + BACKUP_SUFFIX
+    backup = _read_quietly(backup_path)
+    delete_file = False
+    if _restorable_backup(old, backup):
+        assert backup is not None
+        new = backup
+    else:
+        try:
+            new = settings.unmerge(old)
+        except SettingsError as exc:
+            raise InstallError(f"{path}: {exc}") from None
+        # A file left with nothing in it, whose backup holds nothing of the user's
+        # either, was ctxmode's own creation: it goes away again.
+        delete_file = _holds_nothing(new) and (backup is None or _holds_nothing(backup))
+    diff = _diff(old, "" if delete_file else new, path)
+    warnings = tuple(registration_warnings(scope, path, project_dir))
+    written_backup = None
+    action = "deleted" if delete_file else "removed"
+    if not dry_run:
+        if delete_file:
+            os.unlink(target)
+            if backup is not None:
+                os.unlink(backup_path)
+        elif new == backup:
+            _replace_checked(target, old, new)
+            os.unlink(backup_path)  # the original is back: the backup has served
+        else:
+            written_backup = backup_path
+            _write_atomic(backup_path, old, _mode(target))
+            _replace_checked(target, old, new)
+    return InstallResult(scope, path, action, True, dry_run, diff, written_backup, 0, warnings)
+
+
+def _holds_nothing(text: str) -> bool:
+    """Whether a settings text is empty apart from ctxmode's entries."""
+    try:
+        return bool(settings.parse(settings.unmerge(text)) == {})
+    except SettingsError:
+        return False
+
+
+# --------------------------------------------------------------------------- proof run
+
+_SESSION = "c7a3e1d2-0b5f-4c1e-9a77-3f2d8e6b1a90"
+
+
+def sample_session(project: str) -> list[tuple[str, dict[str, object]]]:
+    """A short realistic session (shapes of Claude Code 2.1.197) ending in a compaction."""
+    base = {
+        "session_id": _SESSION,
+        "transcript_path": f"{project}/.transcript.jsonl",
+        "cwd": project,
+        "permission_mode": "default",
+    }
+    hello = f"{project}/hello.py"
+
+    def call(event: str, **fields: object) -> tuple[str, dict[str, object]]:
+        return event, {**base, "hook_event_name": event, **fields}
+
+    return [
+        call("SessionStart", source="startup", model="claude-sonnet-4-5"),
+        call("UserPromptSubmit", prompt="Add a hello module, test it and commit"),
+        call(
+            "PostToolUse",
+            tool_name="Write",
+            tool_input={"file_path": hello, "content": 'print("hello")\n'},
+            tool_response={
+                "type": "create",
+                "filePath": hello,
+                "content": 'print("hello")\n',
+                "structuredPatch": [],
+                "originalFile": None,
+            },
+            tool_use_id="toolu_sample_1",
+        ),
+        call(
+            "PostToolUse",
+            tool_name="TaskCreate",
+            tool_input={
+                "subject": "Test the hello module",
+                "description": "Run pytest",
+                "activeForm": "Testing the hello module",
+            },
+            tool_response={"task": {"id": "1", "subject": "Test the hello module"}},
+            tool_use_id="toolu_sample_2",
+        ),
+        call(
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_input={"command": "python -m pytest -q", "description": "Run the tests"},
+            tool_use_id="toolu_sample_3",
+            error="Exit code 1\nFAILED test_hello.py::test_greets - AssertionError",
+            is_interrupt=False,
+        ),
+        call(
+            "PostToolUse",
+            tool_name="Edit",
+            tool_input={
+                "file_path": hello,
+                "old_string": '"hello"',
+                "new_string": '"hello, world"',
+                "replace_all": False,
+            },
+            tool_response={
+                "filePath": hello,
+                "oldString": '"hello"',
+                "newString": '"hello, world"',
+                "structuredPatch": [],
+                "userModified": False,
+                "replaceAll": False,
+            },
+            tool_use_id="toolu_sample_4",
+        ),
+        call(
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": 'git commit -am "Add hello module"', "description": "Commit"},
+            tool_response={
+                "stdout": "[main 1a2b3c4] Add hello module\n 1 file changed",
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+                "gitOperation": {"commit": {"sha": "1a2b3c4", "kind": "committed"}},
+            },
+            tool_use_id="toolu_sample_5",
+        ),
+        call("PreCompact", trigger="manual", custom_instructions=None),
+        call("SessionStart", source="compact", model="claude-sonnet-4-5"),
+        call("SessionEnd", reason="other"),
+    ]
+
+
+def _count_events(home: str) -> int:
+    import glob
+    import sqlite3
+
+    total = 0
+    for db in glob.glob(os.path.join(home, "sessions", "*.db")):
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            total += int(connection.execute("SELECT count(*) FROM session_events").fetchone()[0])
+        finally:
+            connection.close()
+    return total
+
+
+def _check_resume(stdout: bytes) -> str | None:
+    """None when ``stdout`` is the SessionStart contract holding a parseable snapshot."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        document = json.loads(stdout)
+        context = document["hookSpecificOutput"]["additionalContext"]
+        ElementTree.fromstring(context)
+    except (ValueError, KeyError, TypeError, ElementTree.ParseError) as exc:
+        return f"SessionStart compact printed no valid snapshot ({type(exc).__name__}: {exc})"
+    if "<session_resume" not in context:
+        return "SessionStart compact printed something other than a <session_resume> snapshot"
+    return None
+
+
+def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> VerifyResult:
+    """Run the ctxmode commands registered in ``path`` on :func:`sample_session`.
+
+    Each command runs through ``sh -c`` as Claude Code runs it, in a throwaway data
+    root (CTXMODE_HOME) and project; the real store is never touched.
+    """
+    result = VerifyResult()
+    text = _read(os.path.realpath(path))
+    if text is None:
+        result.problems.append(f"{path} does not exist")
+        return result
+    commands = {r.event: (r.command, r.timeout) for r in settings.registrations(text)}
+    missing = [event for event, _, _ in HOOK_TABLE if event not in commands]
+    if missing:
+        result.problems.append(f"no ctxmode handler for {', '.join(missing)} in {path}")
+        return result
+    with tempfile.TemporaryDirectory(prefix="ctxmode-verify-") as tmp:
+        home = os.path.join(tmp, "home")
+        project = os.path.join(tmp, "project")
+        os.makedirs(project)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CLAUDECODE"))}
+        env.pop("CTXMODE_DISABLE", None)
+        env.update(CTXMODE_HOME=home, CLAUDE_PROJECT_DIR=project)
+        for event, payload in sample_session(project):
+            command, timeout = commands[event]
+            limit = timeout if isinstance(timeout, (int, float)) and timeout > 0 else 30
+            try:
+                proc = subprocess.run(
+                    [*shell, command],
+                    input=json.dumps(payload).encode(),
+                    capture_output=True,
+                    cwd=project,
+                    env=env,
+                    timeout=limit,
+                    check=False,
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                result.problems.append(f"{event}: {type(exc).__name__}: {exc}")
+                continue
+            result.calls += 1
+            if proc.returncode != 0:
+                result.problems.append(f"{event} exited {proc.returncode}")
+            if proc.stderr:
+                result.problems.append(f"{event} wrote to stderr: {proc.stderr[:200]!r}")
+            if payload.get("source") == "compact":
+                problem = _check_resume(proc.stdout)
+                result.snapshot_ok = problem is None
+                if problem:
+                    result.problems.append(problem)
+            elif proc.stdout and event not in ("SessionStart", "UserPromptSubmit"):
+                result.problems.append(f"{event} printed to stdout: {proc.stdout[:200]!r}")
+        try:
+            result.events = _count_events(home)
+        except Exception as exc:  # reported, not raised: this is a check
+            result.problems.append(f"cannot read the throwaway store: {exc}")
+        errors = _log_errors(os.path.join(home, "logs"))
+        result.problems.extend(errors)
+        if result.events == 0 and not result.problems:
+            result.problems.append("the hooks ran but stored no event")
+    return result
+
+
+def _log_errors(log_dir: str) -> list[str]:
+    from ctxmode import hooklog
+
+    return [
+        f"hook log: {record['event']}: {record['message']}"
+        for record in hooklog.read_records(log_dir)
+        if record["level"] == "ERROR"
+    ]

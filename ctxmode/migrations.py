@@ -1,0 +1,269 @@
+"""Numbered schema steps, recorded in ``PRAGMA user_version``.
+
+A hook checks one integer (``user_version == len(MIGRATIONS)``) and leaves; only a
+new or older store runs the steps below. Each step runs in its own ``BEGIN
+IMMEDIATE`` transaction together with the ``user_version`` bump, so an interrupted
+migration leaves the store at the previous version, intact. Parallel hooks race on
+the first run of a new project: the version is re-read once the write lock is held.
+
+Never edit a released step: add ``m002_...`` and append it to :data:`MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+
+
+def _load_sqlite3() -> object:
+    """Import ``_sqlite3`` without ``functools`` (and ``collections``): ~5 ms per hook.
+
+    On import, ``_sqlite3`` fetches ``functools.lru_cache`` for its statement cache,
+    and ``functools`` pulls in ``collections``: a third of the interpreter's own
+    start-up. ``lru_cache`` is a thin shell over the C ``_functools._lru_cache_wrapper``,
+    so a stand-in module offering just that is put in ``sys.modules`` for the length
+    of the import, then removed: a later ``import functools`` gets the real module.
+    If anything about it fails, the plain import runs.
+    """
+    if "_sqlite3" in sys.modules or "functools" in sys.modules:
+        import _sqlite3
+
+        return _sqlite3
+    try:
+        import _functools  # type: ignore[import-not-found]  # no stub: C half of functools
+
+        def lru_cache(maxsize: int = 128, typed: bool = False) -> object:
+            def decorate(function: object) -> object:
+                # The 4th argument builds cache_info() results; a tuple will do.
+                wrapper: object = _functools._lru_cache_wrapper(
+                    function, maxsize, typed, lambda *info: info
+                )
+                return wrapper
+
+            return decorate
+
+        stand_in = type(sys)("functools")
+        stand_in.lru_cache = lru_cache  # type: ignore[attr-defined]
+        sys.modules["functools"] = stand_in
+        try:
+            import _sqlite3
+        finally:
+            if sys.modules.get("functools") is stand_in:
+                del sys.modules["functools"]
+    except Exception:  # pragma: no cover - a future _sqlite3 wanting more of functools
+        import _sqlite3
+    return _sqlite3
+
+
+if TYPE_CHECKING:
+    import _sqlite3 as _sqlite3
+    from _sqlite3 import Connection
+    from collections.abc import Callable, Sequence
+else:
+    _sqlite3 = _load_sqlite3()
+
+
+class StoreError(Exception):
+    """Base of every error the store raises."""
+
+
+class StoreTooNew(StoreError):
+    """The store was written by a newer ctxmode; it is left untouched."""
+
+
+# The full-text index. Why trigram rather than unicode61 (word tokens):
+# what people look up in a coding session is file names, identifiers, commands and
+# error fragments: "hello.py", "snap" (for snapshot), "Error" (inside
+# "AssertionError"), "app.py" (inside "src/app.py"). Trigram matches any substring of
+# three or more characters, case-insensitively, exactly like the LIKE fallback, so
+# both paths give the same hits; unicode61 would only find whole words (or prefixes)
+# and split "hello.py" into "hello" + "py". The price is a larger index (about 1.7x
+# the unicode61 one in our measurements) and no match for terms shorter than three
+# characters, which search.py sends through LIKE instead.
+# External content (content='session_events'): the text is stored once, in the table;
+# the triggers keep the index in step with every insert, delete and update.
+FTS_SCHEMA = (
+    """CREATE VIRTUAL TABLE events_fts USING fts5(
+        data, content='session_events', content_rowid='id', tokenize='trigram')""",
+    """CREATE TRIGGER session_events_ai AFTER INSERT ON session_events BEGIN
+        INSERT INTO events_fts(rowid, data) VALUES (new.id, new.data);
+    END""",
+    """CREATE TRIGGER session_events_ad AFTER DELETE ON session_events BEGIN
+        INSERT INTO events_fts(events_fts, rowid, data) VALUES ('delete', old.id, old.data);
+    END""",
+    """CREATE TRIGGER session_events_au AFTER UPDATE OF data ON session_events BEGIN
+        INSERT INTO events_fts(events_fts, rowid, data) VALUES ('delete', old.id, old.data);
+        INSERT INTO events_fts(rowid, data) VALUES (new.id, new.data);
+    END""",
+)
+
+
+def fts_disabled() -> bool:
+    """``CTXMODE_NO_FTS=1`` builds stores without FTS5 (to test the LIKE fallback)."""
+    return os.environ.get("CTXMODE_NO_FTS", "") not in ("", "0")
+
+
+def m001_initial(conn: Connection) -> None:
+    """Events, per-session meta, resume snapshots, bookkeeping, and the FTS index."""
+    conn.execute(
+        """CREATE TABLE session_events (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            category TEXT NOT NULL,
+            priority INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            data_hash TEXT NOT NULL,
+            source_hook TEXT,
+            agent_id TEXT,
+            agent_type TEXT,
+            tool_use_id TEXT,
+            bytes_avoided INTEGER NOT NULL DEFAULT 0,
+            bytes_returned INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    # Reading a session in order, and the last-5 dedup window.
+    conn.execute("CREATE INDEX idx_events_session ON session_events(session_id, id)")
+    # Eviction walks this index in order: least important (priority 5) first, oldest
+    # first among equals, hence priority DESC, id ASC.
+    conn.execute(
+        "CREATE INDEX idx_events_priority ON session_events(session_id, priority DESC, id)"
+    )
+    conn.execute("CREATE INDEX idx_events_category ON session_events(category)")
+    conn.execute(
+        """CREATE TABLE session_meta (
+            session_id TEXT PRIMARY KEY,
+            project_dir TEXT,
+            started_at TEXT NOT NULL,
+            last_event_at TEXT NOT NULL,
+            event_count INTEGER NOT NULL DEFAULT 0,
+            compact_count INTEGER NOT NULL DEFAULT 0,
+            evicted_count INTEGER NOT NULL DEFAULT 0,
+            last_hook TEXT,
+            flags TEXT NOT NULL DEFAULT ''
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE session_resume (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            compact_seq INTEGER NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('compact', 'end')),
+            snapshot TEXT NOT NULL,
+            event_count INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            consumed INTEGER NOT NULL DEFAULT 0,
+            consumed_at TEXT,
+            consumed_by TEXT,
+            -- numbered per session and kind: compact 1, 2, … (= the compaction count),
+            -- end 1, 2, …
+            UNIQUE (session_id, kind, compact_seq)
+        )"""
+    )
+    # Only unclaimed rows are ever looked up by claim/has_unclaimed: a partial index
+    # stays tiny however many snapshots were consumed.
+    conn.execute(
+        """CREATE INDEX idx_resume_unclaimed ON session_resume(session_id, created_at)
+           WHERE consumed = 0"""
+    )
+    conn.execute("CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID")
+    if fts_disabled():
+        conn.execute("INSERT INTO store_meta(key, value) VALUES ('fts', 'disabled')")
+        return
+    try:
+        for statement in FTS_SCHEMA:
+            conn.execute(statement)
+    except _sqlite3.OperationalError as exc:
+        message = str(exc)
+        # "no such module: fts5" (built without FTS5), "no such tokenizer: trigram"
+        # (SQLite < 3.34). Anything else (disk full, ...) is a real failure.
+        if "no such module" not in message and "tokenizer" not in message:
+            raise
+        # Nothing of FTS may stay half-made; the transaction carries on without it.
+        for name in ("session_events_ai", "session_events_ad", "session_events_au"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
+            conn.execute("DROP TABLE IF EXISTS events_fts")
+        except _sqlite3.OperationalError:  # pragma: no cover - dropping needs the module
+            pass
+        conn.execute(
+            "INSERT INTO store_meta(key, value) VALUES ('fts', ?)", (f"unavailable: {message}",)
+        )
+    else:
+        conn.execute("INSERT INTO store_meta(key, value) VALUES ('fts', 'trigram')")
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _retry_busy(conn: Connection, sql: str, attempts: int = 200) -> None:
+    """Run ``sql``, retrying for ~2 s on SQLITE_BUSY: changing the journal mode needs
+    an exclusive lock and SQLite fails at once instead of calling the busy handler."""
+    for attempt in range(attempts):
+        try:
+            conn.execute(sql).fetchall()
+            return
+        except _sqlite3.OperationalError as exc:
+            if attempt == attempts - 1 or "locked" not in str(exc):
+                raise
+            time.sleep(0.01)
+
+
+def user_version(conn: Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: Connection, steps: Sequence[Callable[[Connection], None]] | None = None) -> int:
+    """Apply the missing steps, each in its own transaction; return the resulting version.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``). ``steps`` defaults
+    to :data:`MIGRATIONS` (tests pass their own list). Raises :class:`StoreTooNew`, with
+    the store untouched, when the store is newer than the steps know.
+    """
+    if steps is None:
+        steps = MIGRATIONS
+    target = len(steps)
+    version = user_version(conn)
+    if version == target:
+        return version
+    if version > target:
+        raise StoreTooNew(f"store schema version {version} is newer than this ctxmode ({target})")
+    if version == 0:
+        # Both only take effect on a store without tables, and neither may run
+        # inside a transaction. auto_vacuum first: journal_mode=WAL writes the header
+        # page, which fixes the auto_vacuum setting for good. INCREMENTAL lets purge
+        # hand freed pages back to the file system (Store.vacuum).
+        # (Store.open builds new stores under a temporary name, so only a zero-length
+        # file made by someone else gets here; retry in case another process is at it.)
+        _retry_busy(conn, "PRAGMA auto_vacuum = INCREMENTAL")
+        _retry_busy(conn, "PRAGMA journal_mode = WAL")
+    for number, step in enumerate(steps, start=1):
+        if number <= version:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read under the write lock: a parallel hook may have migrated meanwhile.
+            current = user_version(conn)
+            if current > target:
+                raise StoreTooNew(
+                    f"store schema version {current} is newer than this ctxmode ({target})"
+                )
+            if current >= number:
+                conn.execute("COMMIT")
+                version = current
+                continue
+            step(conn)
+            # A literal, not a parameter: PRAGMA takes no bound values.
+            conn.execute(f"PRAGMA user_version = {number:d}")
+            conn.execute("COMMIT")
+            version = number
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    return version

@@ -1,0 +1,281 @@
+"""Where ctxmode keeps its data, and which store belongs to which project.
+
+Every hook and every CLI command goes through these functions, so a project always
+maps to the same file. Hot path: stdlib ``os``/``sys`` only; ``platformdirs`` is
+re-implemented below (importing it costs ~28 ms per hook), and a test keeps the two
+in agreement.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ctxmode.hashing import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+APP_NAME = "ctxmode"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+# One lock file per sessions folder, taken only on the rare paths that create,
+# rename or move aside a store (never on the normal open of an existing store).
+LOCK_NAME = ".ctxmode.lock"
+
+
+def project_dir(cwd: str, env: Mapping[str, str]) -> str:
+    """``CLAUDE_PROJECT_DIR``, else the nearest ancestor of ``cwd`` holding ``.git``, else ``cwd``."""
+    explicit = env.get("CLAUDE_PROJECT_DIR")
+    if explicit:
+        return _abs(explicit)
+    start = _abs(cwd) if cwd else os.getcwd()
+    current = start
+    while True:
+        # exists(), not isdir(): a linked worktree or a submodule has a .git *file*.
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return start
+        current = parent
+
+
+def _abs(path: str) -> str:
+    # abspath() normalises ".." and trailing slashes lexically. Symlinks are kept as
+    # given on purpose: resolving them would rename every store made before.
+    result = os.path.abspath(path)
+    if result.startswith("//") and not result.startswith("///") and os.sep == "/":
+        result = result[1:]  # POSIX keeps a leading "//"; it names the same directory
+    return result
+
+
+def canonical(path: str, platform: str = sys.platform) -> str:
+    """Absolute, forward slashes, no trailing slash; lower-cased where file names ignore case."""
+    if platform == "win32":
+        import ntpath  # only for Windows paths (and for tests that simulate them)
+
+        result = ntpath.normpath(ntpath.abspath(path) if os.sep == "\\" else path)
+        result = result.replace("\\", "/")
+    else:
+        result = _abs(path) if os.sep == "/" else path.replace("\\", "/")
+    if len(result) > 1 and result.endswith("/") and not result.endswith(":/"):
+        result = result.rstrip("/") or "/"
+    # macOS (APFS/HFS+ default) and Windows (NTFS) are case-insensitive: "/Users/Me/App"
+    # and "/users/me/app" are one project and must share one store.
+    if platform in ("darwin", "win32"):
+        result = result.lower()
+    return result
+
+
+def worktree_gitdir(project: str) -> str | None:
+    """The ``.../worktrees/<name>`` git dir when ``project`` is a linked worktree, else None."""
+    dot_git = os.path.join(project, ".git")
+    if not os.path.isfile(dot_git):
+        return None  # a normal checkout (folder) or no git at all
+    try:
+        with open(dot_git, encoding="utf-8", errors="replace") as handle:
+            first = handle.read(4096).strip()
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    target = first[len("gitdir:") :].split("\n", 1)[0].strip()
+    if not target:
+        return None
+    if not os.path.isabs(target):
+        target = os.path.join(project, target)
+    target = os.path.normpath(target)
+    # A submodule's .git file points into .../modules/<name>: not a worktree.
+    parent = os.path.basename(os.path.dirname(target.replace("\\", "/").rstrip("/")))
+    if parent != "worktrees":
+        return None
+    return target
+
+
+def store_name(project: str, platform: str = sys.platform) -> str:
+    """16 hex of SHA-256 of the canonical project path, plus ``__<8 hex>`` for a linked worktree.
+
+    The suffix hashes the worktree's git dir (``<main>/.git/worktrees/<name>``): hashing
+    the worktree folder itself would only repeat the first 8 hex of the main hash.
+    """
+    name = sha256_hex(canonical(project, platform))[:16]
+    gitdir = worktree_gitdir(project)
+    if gitdir is not None:
+        name += "__" + sha256_hex(canonical(gitdir, platform))[:8]
+    return name
+
+
+def legacy_store_name(project: str) -> str:
+    """The name an older version used: the hash of the case-preserving absolute path."""
+    return sha256_hex(os.path.abspath(project))[:16]
+
+
+def _home(env: Mapping[str, str]) -> str:
+    home = env.get("HOME", "")
+    if os.path.isabs(home):
+        return home
+    # Like os.path.expanduser (and platformdirs): an unset or relative HOME falls
+    # back to the password database.
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, AttributeError):  # pragma: no cover - exotic systems
+        return os.path.expanduser("~")
+
+
+def data_root(env: Mapping[str, str], platform: str = sys.platform) -> str:
+    """``CTXMODE_HOME``, else what ``platformdirs.user_data_dir("ctxmode", appauthor=False)`` gives."""
+    override = env.get("CTXMODE_HOME")
+    if override:
+        if override == "~" or override.startswith("~/"):
+            override = _home(env) + override[1:]
+        return _abs(override)
+    installed = installed_root()
+    if installed:
+        return installed
+    if platform == "win32":
+        base = env.get("LOCALAPPDATA") or os.path.join(
+            env.get("USERPROFILE") or _home(env), "AppData", "Local"
+        )
+        return os.path.join(os.path.normpath(base), APP_NAME)
+    # platformdirs (4.x) honours an absolute XDG_DATA_HOME on Linux and macOS alike and
+    # ignores a relative or empty one.
+    xdg = env.get("XDG_DATA_HOME", "")
+    if xdg.startswith("/"):
+        return os.path.join(xdg, APP_NAME)
+    if platform == "darwin":
+        return os.path.join(_home(env), "Library", "Application Support", APP_NAME)
+    return os.path.join(_home(env), ".local", "share", APP_NAME)
+
+
+# ``install.sh`` drops this file into the virtual environment it creates at
+# ``<root>/venv``: hooks run by that environment's interpreter then use the data root
+# it was installed for, even when Claude Code is started without CTXMODE_HOME.
+ROOT_MARKER = "ctxmode-data-root"
+
+
+def installed_root() -> str | None:
+    """The data root recorded in the running interpreter's environment, if any."""
+    try:
+        with open(os.path.join(sys.prefix, ROOT_MARKER), encoding="utf-8") as handle:
+            root = handle.read(4096).strip()
+    except OSError:
+        return None
+    return root if root.startswith(("/", "\\")) or root[1:3] == ":\\" else None
+
+
+def sessions_dir(env: Mapping[str, str]) -> str:
+    return os.path.join(data_root(env), "sessions")
+
+
+def store_path(project: str, env: Mapping[str, str]) -> str:
+    """``<root>/sessions/<store_name>.db``."""
+    return os.path.join(data_root(env), "sessions", store_name(project) + ".db")
+
+
+def log_dir(env: Mapping[str, str]) -> str:
+    return os.path.join(data_root(env), "logs")
+
+
+def prepare_store_path(project: str, env: Mapping[str, str]) -> str:
+    """``store_path``, after renaming a legacy-named store to it if one is there.
+
+    Costs one ``stat`` when the store exists (the common case) and nothing more on
+    Linux, where the legacy and canonical names coincide.
+    """
+    path = store_path(project, env)
+    if not os.path.exists(path):
+        migrate_legacy_name(data_root(env), project)
+    return path
+
+
+def ensure_dir(path: str) -> None:
+    """Create ``path`` and any missing parents, each 0700; leave existing folders alone."""
+    missing: list[str] = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+            continue  # another process made it first: its mode is its business
+        # mkdir's mode is filtered by the umask; make it exactly 0700.
+        os.chmod(folder, DIR_MODE)
+
+
+def create_private_file(path: str) -> bool:
+    """Create ``path`` empty with mode 0600 unless it exists. True if this call created it."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return False
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, FILE_MODE)  # the umask may have removed bits we need
+    finally:
+        os.close(fd)
+    return True
+
+
+def open_private(path: str, flags: int = os.O_WRONLY | os.O_APPEND) -> int:
+    """``os.open`` that creates a missing file as 0600 (for logs and other private files)."""
+    return os.open(path, flags | os.O_CREAT, FILE_MODE)
+
+
+class FileLock:
+    """An exclusive advisory lock on ``<folder>/.ctxmode.lock`` (a no-op without fcntl)."""
+
+    def __init__(self, folder: str) -> None:
+        self.path = os.path.join(folder, LOCK_NAME)
+        self._fd: int | None = None
+
+    def __enter__(self) -> FileLock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: renames there are best effort
+            return self
+        self._fd = open_private(self.path, os.O_RDWR)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the flock
+            self._fd = None
+
+
+SIDE_FILES = ("-wal", "-shm")
+
+
+def migrate_legacy_name(root: str, project: str, platform: str = sys.platform) -> bool:
+    """Rename ``<legacy>.db`` (+ ``-wal``/``-shm``) to the canonical name once. True if renamed.
+
+    Runs under the sessions-folder lock and moves the side files before the database,
+    so a process that sees the new ``.db`` also sees its WAL. Tolerates a racing
+    process that did the rename already.
+    """
+    folder = os.path.join(root, "sessions")
+    new = os.path.join(folder, store_name(project, platform) + ".db")
+    old = os.path.join(folder, legacy_store_name(project) + ".db")
+    if old == new or not os.path.exists(old) or os.path.exists(new):
+        return False
+    with FileLock(folder):
+        if not os.path.exists(old) or os.path.exists(new):
+            return False  # someone else renamed it (or made a new store) meanwhile
+        for suffix in SIDE_FILES:
+            try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
+                os.rename(old + suffix, new + suffix)
+            except FileNotFoundError:
+                pass  # no WAL/SHM: the last close checkpointed and removed them
+        os.rename(old, new)
+    return True

@@ -1,0 +1,175 @@
+"""Hook input: bytes from stdin → a validated :class:`HookInput`.
+
+This is the one module that knows Claude Code's field names. Parsing is lenient on
+purpose: clients add keys, drop keys and send nulls (see the fixtures of 2.1.197
+and older shapes), and a hook must never fail over a field it did not need.
+"""
+
+from __future__ import annotations
+
+from ctxmode import fastjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# The hook events ctxmode registers for. Others are accepted and ignored.
+EVENTS = (
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
+)
+
+# Payloads above this are not parsed (see hookrun: they are skipped, not failed).
+MAX_PARSE_BYTES = 8 * 1024 * 1024
+
+
+class PayloadError(ValueError):
+    """The input is not a hook payload we can use."""
+
+
+def _str(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+class HookInput:
+    """The fields ctxmode uses, each with a safe type; ``raw`` keeps the rest."""
+
+    __slots__ = (
+        "agent_id",
+        "agent_type",
+        "custom_instructions",
+        "cwd",
+        "error",
+        "event",
+        "is_interrupt",
+        "project_dir",
+        "prompt",
+        "raw",
+        "reason",
+        "session_id",
+        "source",
+        "tool_input",
+        "tool_name",
+        "tool_response",
+        "tool_use_id",
+        "transcript_path",
+        "trigger",
+    )
+
+    def __init__(self, raw: dict[str, Any], event: str) -> None:
+        self.raw = raw
+        self.event = event
+        self.session_id = _str(raw.get("session_id")) or ""
+        self.cwd = _str(raw.get("cwd")) or ""
+        self.transcript_path = _str(raw.get("transcript_path"))
+        self.agent_id = _str(raw.get("agent_id"))
+        # An empty agent_type (seen on the SubagentStop of every compaction) means "none".
+        self.agent_type = _str(raw.get("agent_type")) or None
+        self.tool_name = _str(raw.get("tool_name")) or ""
+        self.tool_input: dict[str, Any] = _dict(raw.get("tool_input"))
+        # Often a dict, but MCP tools return a list of content blocks or a JSON string.
+        self.tool_response: Any = raw.get("tool_response")
+        self.tool_use_id = _str(raw.get("tool_use_id"))
+        error = raw.get("error")
+        self.error = error if isinstance(error, str) else (None if error is None else str(error))
+        self.is_interrupt = raw.get("is_interrupt") is True
+        self.prompt = _str(raw.get("prompt"))
+        self.source = _str(raw.get("source"))
+        self.trigger = _str(raw.get("trigger"))
+        self.reason = _str(raw.get("reason"))
+        self.custom_instructions = _str(raw.get("custom_instructions"))
+        # Resolved by the harness (paths.project_dir) before extraction.
+        self.project_dir = ""
+
+    def __repr__(self) -> str:
+        return f"HookInput({self.event!r}, session={self.session_id!r}, tool={self.tool_name!r})"
+
+
+def from_dict(raw: dict[str, Any], event: str | None = None) -> HookInput:
+    """Build a HookInput; ``event`` (from the hook script) wins over the payload's name."""
+    if not isinstance(raw, dict):
+        raise PayloadError("payload is not a JSON object")
+    name = event or _str(raw.get("hook_event_name")) or ""
+    if not name:
+        raise PayloadError("no hook event name")
+    return HookInput(raw, name)
+
+
+def parse(data: bytes, event: str | None = None) -> HookInput:
+    """Parse stdin bytes into a HookInput or raise :class:`PayloadError`."""
+    if not data.strip():
+        raise PayloadError("empty input")
+    if len(data) > MAX_PARSE_BYTES:
+        raise PayloadError(f"payload of {len(data)} bytes exceeds {MAX_PARSE_BYTES}")
+    try:
+        raw = fastjson.loads(data)
+    except fastjson.JSONDecodeError as exc:
+        raise PayloadError(f"invalid JSON: {exc}") from None
+    return from_dict(raw, event)
+
+
+# Fields worth recovering from the head of an oversized payload, top level first.
+# Claude Code writes the envelope (session_id, cwd, hook_event_name, tool_name) and the
+# tool_input's short fields before the big values (file contents, tool output).
+_SALVAGE_TOP = ("session_id", "transcript_path", "cwd", "hook_event_name", "tool_name",
+                "tool_use_id", "agent_id", "agent_type", "source", "reason", "trigger")
+_SALVAGE_INPUT = ("file_path", "notebook_path", "path", "command", "description",
+                  "subject", "taskId", "status", "url", "pattern")
+
+
+def _string_after_key(text: str, key: str) -> str | None:
+    """The string value of the first ``"key": "..."`` in ``text``, if complete."""
+    from ctxmode.fastjson import scan_string
+
+    needle = f'"{key}"'
+    start = text.find(needle)
+    while start != -1:
+        i = start + len(needle)
+        while i < len(text) and text[i] in " \t\r\n":
+            i += 1
+        if i < len(text) and text[i] == ":":
+            i += 1
+            while i < len(text) and text[i] in " \t\r\n":
+                i += 1
+            if i < len(text) and text[i] == '"':
+                return scan_string(text, i + 1)
+            return None
+        start = text.find(needle, start + 1)
+    return None
+
+
+def salvage(head: bytes, event: str | None = None) -> HookInput:
+    """A HookInput from the head of a payload too large to parse.
+
+    Keeps what identifies the call (session, cwd, tool, path or command) so that a
+    huge Write still records which file was written; the big values are not needed.
+    """
+    text = head.decode("utf-8", "ignore")
+    raw: dict[str, Any] = {}
+    for key in _SALVAGE_TOP:
+        value = _string_after_key(text, key)
+        if value is not None:
+            raw[key] = value
+    tool_start = text.find('"tool_input"')
+    if tool_start != -1:
+        tool_text = text[tool_start:]
+        tool_input = {}
+        for key in _SALVAGE_INPUT:
+            value = _string_after_key(tool_text, key)
+            if value is not None:
+                tool_input[key] = value
+        raw["tool_input"] = tool_input
+    raw["ctxmode_truncated"] = True
+    if not raw.get("session_id"):
+        raise PayloadError("oversized payload without a readable session_id")
+    return from_dict(raw, event)

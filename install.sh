@@ -1,0 +1,240 @@
+#!/bin/sh
+# Install ctxmode from this checkout and register its Claude Code hooks.
+#
+#   ./install.sh                  hooks in ~/.claude/settings.json
+#   ./install.sh --project DIR    hooks in DIR/.claude/settings.json
+#   ./install.sh --local DIR      hooks in DIR/.claude/settings.local.json
+#   ./install.sh --dry-run        show the settings change, do not write it
+#   ./install.sh --uninstall      remove the hooks (same scope options); data is kept
+#
+# What it does: finds a real python3 >= 3.10 (not a pyenv/asdf shim: hooks start on
+# every tool call and a shim costs ~10x the interpreter's start-up), creates an
+# isolated virtual environment in ctxmode's data root (<data root>/venv), installs
+# this checkout into it (re-running upgrades in place), runs `ctxmode install`, and
+# proves the result by replaying a sample session through the installed hook
+# commands in a throwaway store. Environment: CTXMODE_HOME moves the data root;
+# CTXMODE_PYTHON picks the interpreter.
+set -eu
+
+say() { printf 'ctxmode: %s\n' "$*"; }
+die() { printf 'ctxmode: error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+HERE=$(cd "$(dirname "$0")" && pwd -P)
+SCOPE=""
+SCOPE_DIR=""
+DRY_RUN=""
+UNINSTALL=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --project|--local)
+            [ $# -ge 2 ] || die "$1 needs a directory"
+            [ -z "$SCOPE" ] || die "choose one of --user, --project DIR, --local DIR"
+            SCOPE=$1
+            SCOPE_DIR=$2
+            shift 2 ;;
+        --project=*|--local=*)
+            [ -z "$SCOPE" ] || die "choose one of --user, --project DIR, --local DIR"
+            SCOPE=${1%%=*}
+            SCOPE_DIR=${1#*=}
+            shift ;;
+        --user)
+            [ -z "$SCOPE" ] || die "choose one of --user, --project DIR, --local DIR"
+            SCOPE=--user
+            shift ;;
+        --dry-run) DRY_RUN=1; shift ;;
+        --uninstall) UNINSTALL=1; shift ;;
+        -h|--help) usage 0 ;;
+        *) printf 'ctxmode: unknown option: %s\n\n' "$1" >&2; usage 2 >&2 ;;
+    esac
+done
+
+# The ctxmode command line for the chosen scope, rebuilt as "$@".
+scope_args() {
+    if [ -n "$SCOPE_DIR" ]; then
+        set -- "$SCOPE" "$SCOPE_DIR"
+    elif [ -n "$SCOPE" ]; then
+        set -- "$SCOPE"
+    else
+        set --
+    fi
+    [ -z "$DRY_RUN" ] || set -- "$@" --dry-run
+    printf '%s\n' "$@"
+}
+
+# --- a real interpreter ------------------------------------------------------------
+
+real_python() {
+    # The interpreter a candidate really runs: for a pyenv/asdf shim, sys.executable
+    # is the versioned binary behind it. Empty output when too old or not working.
+    "$1" -c 'import sys
+if sys.version_info >= (3, 10):
+    print(sys.executable)' 2>/dev/null || true
+}
+
+PY=""
+if [ -n "${CTXMODE_PYTHON:-}" ]; then
+    PY=$(real_python "$CTXMODE_PYTHON")
+    [ -n "$PY" ] || die "CTXMODE_PYTHON=$CTXMODE_PYTHON is not a working Python >= 3.10"
+fi
+for candidate in python3 python3.14 python3.13 python3.12 python3.11 python3.10 python; do
+    [ -z "$PY" ] || break
+    command -v "$candidate" >/dev/null 2>&1 || continue
+    PY=$(real_python "$candidate")
+done
+[ -n "$PY" ] || die "no python3 >= 3.10 found (set CTXMODE_PYTHON=/path/to/python3.10+)"
+PY_VERSION=$("$PY" -c 'import platform; print(platform.python_version())')
+
+# --- the data root and the environment ---------------------------------------------
+
+# Same rule as the hooks (ctxmode.paths): CTXMODE_HOME, else the platform's user data
+# dir for "ctxmode" (what platformdirs gives, computed here without it).
+ROOT=$("$PY" -I -S -c '
+import os, sys
+sys.path.insert(0, sys.argv[1])
+try:
+    from ctxmode.paths import data_root
+    print(data_root(os.environ))
+    raise SystemExit
+except (ImportError, AttributeError, TypeError):
+    pass
+home = os.environ.get("CTXMODE_HOME", "").strip()
+if home:
+    print(os.path.abspath(os.path.expanduser(home)))
+elif sys.platform == "win32":
+    base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~/AppData/Local")
+    print(os.path.join(base, "ctxmode", "ctxmode"))
+elif sys.platform == "darwin":
+    print(os.path.expanduser("~/Library/Application Support/ctxmode"))
+else:
+    base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
+    print(os.path.join(base, "ctxmode"))
+' "$HERE")
+[ -n "$ROOT" ] || die "could not compute the data root"
+VENV="$ROOT/venv"
+if [ -d "$VENV/Scripts" ]; then BIN="$VENV/Scripts"; else BIN="$VENV/bin"; fi
+CTXMODE="$BIN/ctxmode"
+LINK="$HOME/.local/bin/ctxmode"
+
+# A link on PATH to the CLI, made only where ~/.local/bin already is on PATH (as pipx
+# does); never over a file that is not ours.
+link_is_ours() { [ -L "$LINK" ] && [ "$(readlink "$LINK")" = "$CTXMODE" ]; }
+
+if [ -n "$UNINSTALL" ]; then
+    [ -x "$CTXMODE" ] || die "no ctxmode environment at $VENV: nothing to uninstall from here"
+    # shellcheck disable=SC2046  # one argument per line, none with a newline
+    IFS='
+'
+    set -- $(scope_args)
+    unset IFS
+    "$CTXMODE" uninstall "$@"
+    if [ -z "$DRY_RUN" ] && link_is_ours; then rm -f "$LINK"; fi
+    say "recorded sessions are kept in $ROOT (delete that directory to remove them)"
+    exit 0
+fi
+
+old_umask=$(umask)
+umask 077
+mkdir -p "$ROOT"
+umask "$old_umask"
+chmod 700 "$ROOT"
+
+# Reuse the environment (an upgrade in place) unless its interpreter is gone, e.g.
+# after the Python it was made from was removed.
+if [ -d "$VENV" ] && ! "$BIN/python" -c 'import sys' >/dev/null 2>&1; then
+    say "recreating the broken environment at $VENV"
+    rm -rf "$VENV"
+fi
+
+UV=$(command -v uv 2>/dev/null || true)
+if [ ! -d "$VENV" ]; then
+    # uv installs much faster than pip into the same kind of isolated venv; without uv
+    # the venv gets pip. Both are plain venvs of $PY, so either tool can upgrade later.
+    if [ -n "$UV" ]; then
+        "$PY" -m venv --without-pip "$VENV" || die "'$PY -m venv' failed"
+    else
+        "$PY" -m venv "$VENV" >/dev/null 2>&1 || die "'$PY -m venv' failed: install the venv module (Debian/Ubuntu: apt install python3-venv)"
+    fi
+    if [ -d "$VENV/Scripts" ]; then BIN="$VENV/Scripts"; else BIN="$VENV/bin"; fi
+    CTXMODE="$BIN/ctxmode"
+fi
+
+LOG="$ROOT/install.log"
+STAMP="$VENV/ctxmode-source.sha256"
+# Build from a scratch copy: setuptools writes build/ and *.egg-info into the source
+# tree, which would litter the checkout (and race with a second install running).
+SRC=$(mktemp -d "${TMPDIR:-/tmp}/ctxmode-src.XXXXXX")
+trap 'rm -rf "$SRC"' EXIT
+# The copy's digest (paths and contents) decides whether the environment is current.
+DIGEST=$("$PY" -I -c '
+import hashlib, os, shutil, sys
+skip = shutil.ignore_patterns(".git", "__pycache__", "build", "dist", "*.egg-info", ".venv",
+                              ".*_cache", ".hypothesis", ".tox", ".nox")
+shutil.copytree(sys.argv[1], sys.argv[2], ignore=skip)
+digest = hashlib.sha256()
+for folder, dirs, files in os.walk(sys.argv[2]):
+    dirs.sort()
+    for name in sorted(files):
+        path = os.path.join(folder, name)
+        digest.update(os.path.relpath(path, sys.argv[2]).encode() + b"\0")
+        with open(path, "rb") as handle:
+            digest.update(handle.read() + b"\0")
+print(digest.hexdigest())
+' "$HERE" "$SRC/ctxmode") || die "cannot copy the checkout to $SRC"
+
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$DIGEST" ] && [ -x "$CTXMODE" ] \
+    && "$BIN/python" -c 'import ctxmode.cli, ctxmode.hookrun' >/dev/null 2>&1; then
+    : # this checkout is what is installed: nothing to rebuild
+elif [ -n "$UV" ]; then
+    rm -f "$STAMP"
+    "$UV" pip install --quiet --python "$BIN/python" --reinstall-package ctxmode "$SRC/ctxmode" >"$LOG" 2>&1 \
+        || die "installing the package failed; see $LOG"
+else
+    rm -f "$STAMP"
+    if ! "$BIN/python" -m pip --version >/dev/null 2>&1; then
+        "$BIN/python" -m ensurepip --default-pip >/dev/null 2>&1 || die "the environment at $VENV has no pip"
+    fi
+    # pip rebuilds and reinstalls a local directory even at the same version, so a
+    # newer checkout replaces the installed files; dependencies stay unless needed.
+    "$BIN/python" -m pip install --quiet --disable-pip-version-check --no-input "$SRC/ctxmode" >"$LOG" 2>&1 \
+        || die "installing the package failed; see $LOG"
+fi
+[ -x "$CTXMODE" ] || die "the ctxmode command is missing from $BIN; see $LOG"
+rm -f "$LOG"
+printf '%s\n' "$DIGEST" >"$STAMP"
+
+say "Python $PY_VERSION ($PY), environment $VENV"
+# The hooks run by this environment's interpreter read the data root from here, so a
+# CTXMODE_HOME given to install.sh holds even when Claude Code runs without it.
+printf '%s\n' "$ROOT" >"$VENV/ctxmode-data-root"
+
+IFS='
+'
+set -- $(scope_args)
+unset IFS
+if [ -n "$DRY_RUN" ]; then
+    "$CTXMODE" install "$@"
+    exit 0
+fi
+"$CTXMODE" install --verify "$@"
+
+# The demo (when this version has it) replays a bundled session through the real
+# hook entry points in a throwaway store: one more end-to-end check.
+if "$CTXMODE" demo --help 2>/dev/null | grep -q -- '--quiet'; then
+    "$CTXMODE" demo --quiet >/dev/null || die "'ctxmode demo --quiet' failed after install"
+fi
+
+case ":$PATH:" in
+    *":$HOME/.local/bin:"*)
+        if [ -d "$HOME/.local/bin" ] && { [ ! -e "$LINK" ] || link_is_ours; }; then
+            ln -sf "$CTXMODE" "$LINK"
+            say "command: ctxmode (linked from $LINK)"
+        else
+            say "command: $CTXMODE"
+        fi ;;
+    *) say "command: $CTXMODE (add $BIN to PATH, or alias it)" ;;
+esac

@@ -1,0 +1,36 @@
+"""Shared test set-up: no test may touch the real home or the real data root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_root(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test gets its own CTXMODE_HOME; Claude Code's own variables are removed."""
+    home = tmp_path_factory.mktemp("ctxmode-home")
+    monkeypatch.setenv("CTXMODE_HOME", str(home))
+    for name in list(os.environ):
+        if name.startswith(("CLAUDE_", "CLAUDECODE")) or name == "CTXMODE_DISABLE":
+            monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def data_root() -> Path:
+    return Path(os.environ["CTXMODE_HOME"])
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    if not FIXTURES.is_dir():
+        pytest.skip(f"Claude Code fixtures not found at {FIXTURES}")
+    return FIXTURES

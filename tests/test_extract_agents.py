@@ -1,0 +1,305 @@
+"""Agent/Task subagents, MCP tools, WebFetch/WebSearch and cited URLs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmode import payload
+from ctxmode.extract import extract
+from ctxmode.extract.agents import find_urls, split_mcp
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
+PROJECT = "/home/dev/proj"
+
+
+def fixture(name: str) -> dict[str, Any]:
+    path = FIXTURES / name
+    if not path.is_file():
+        pytest.skip(f"fixture {name} not found under {FIXTURES}")
+    return json.loads(path.read_text())
+
+
+def run_fixture(name: str) -> list[tuple[str, dict[str, Any]]]:
+    record = fixture(name)
+    inp = payload.from_dict(record["payload"], record["event"])
+    inp.project_dir = PROJECT
+    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+
+
+def run(tool: str, tool_input: Any, tool_response: Any = None) -> list[tuple[str, dict[str, Any]]]:
+    raw = {
+        "session_id": "s",
+        "cwd": PROJECT,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_response": tool_response,
+    }
+    inp = payload.from_dict(raw, "PostToolUse")
+    inp.project_dir = PROJECT
+    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+
+
+FIXTURE_CASES = [
+    (
+        "more/PostToolUse.Agent.general_purpose.json",
+        [
+            (
+                "subagent",
+                {
+                    "agent_type": "general-purpose",
+                    "description": "Inspect the README",
+                    "summary": "Mock: scenario sub_inner done.",
+                },
+            )
+        ],
+    ),
+    (
+        "more/PostToolUse.Agent.custom_type.json",
+        [
+            (
+                "subagent",
+                {
+                    "agent_type": "reviewer",
+                    "description": "Review app.py",
+                    "summary": "Mock: scenario sub_inner done.",
+                },
+            )
+        ],
+    ),
+    (
+        "more/PostToolUse.mcp__mockdir__lookup.secret_arg.json",
+        [("mcp_call", {"server": "mockdir", "tool": "lookup", "args": ["query", "api_key"]})],
+    ),
+    (
+        "more/PostToolUse.WebFetch.https_page.json",
+        [
+            (
+                "web_fetch",
+                {"url": "http://127.0.0.1:38089/page", "prompt": "What changed in this release?"},
+            )
+        ],
+    ),
+    (
+        "more/PostToolUse.WebSearch.results.json",
+        [("web_search", {"query": "invoice rounding half-up python decimal"})],
+    ),
+    (
+        "more/PostToolUse.WebSearch.api_error.json",
+        [("web_search", {"query": "apierror search request test"})],
+    ),
+    (
+        "more/PostToolUse.WebSearch.result_error.json",
+        [("web_search", {"query": "unavailable search backend test"})],
+    ),
+    ("more/PostToolUse.Skill.greet.json", []),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), FIXTURE_CASES, ids=[c[0] for c in FIXTURE_CASES])
+def test_real_payloads(name: str, expected: list[tuple[str, dict[str, Any]]]) -> None:
+    assert run_fixture(name) == expected
+
+
+def test_agent_summary_is_the_head_of_the_result() -> None:
+    [(kind, data)] = run_fixture("PostToolUse.Agent.json")
+    assert (kind, data["agent_type"], data["description"]) == (
+        "subagent",
+        "general-purpose",
+        "Say hi",
+    )
+    # Whitespace folded to single spaces; cut at about 300 characters.
+    assert data["summary"].startswith("Mock reply to: IMPORTANT: this context may or may not")
+    assert "\n" not in data["summary"] and len(data["summary"]) <= 300
+
+
+def test_mcp_argument_values_never_stored() -> None:
+    got = json.dumps(run_fixture("more/PostToolUse.mcp__mockdir__lookup.secret_arg.json"))
+    assert "sk-live-FAKE0000mock0000secret0000value" not in got
+    assert "billing-service" not in got  # not even harmless values
+
+
+LONG_RESULT = "Found three call sites.\n\n" + "Details follow. " * 100
+
+OLDER_CASES = [
+    # The older tool name, a plain-string result.
+    (
+        "Task",
+        {
+            "description": "Find callers",
+            "prompt": "Find all callers of total()",
+            "subagent_type": "general-purpose",
+        },
+        "Found 3 callers in src/.",
+        [
+            (
+                "subagent",
+                {
+                    "agent_type": "general-purpose",
+                    "description": "Find callers",
+                    "summary": "Found 3 callers in src/.",
+                },
+            )
+        ],
+    ),
+    # Result as a JSON string of content blocks; no subagent_type (the default agent).
+    (
+        "Task",
+        {"description": "Scan"},
+        '[{"type": "text", "text": "All clear."}]',
+        [
+            (
+                "subagent",
+                {"agent_type": "general-purpose", "description": "Scan", "summary": "All clear."},
+            )
+        ],
+    ),
+    # Dict with content blocks, several blocks joined.
+    (
+        "Agent",
+        {"description": "Two parts", "subagent_type": "explorer"},
+        {
+            "content": [
+                {"type": "text", "text": "Part one."},
+                {"type": "image"},
+                {"type": "text", "text": "Part two."},
+            ]
+        },
+        [
+            (
+                "subagent",
+                {
+                    "agent_type": "explorer",
+                    "description": "Two parts",
+                    "summary": "Part one. Part two.",
+                },
+            )
+        ],
+    ),
+    # Background launch: no result yet, no summary.
+    (
+        "Agent",
+        {"description": "Long job", "subagent_type": "general-purpose", "run_in_background": True},
+        {"status": "async_launched", "agentId": "a1"},
+        [("subagent", {"agent_type": "general-purpose", "description": "Long job"})],
+    ),
+    (
+        "Agent",
+        {"prompt": "Only a prompt here"},
+        None,
+        [("subagent", {"agent_type": "general-purpose", "description": "Only a prompt here"})],
+    ),
+    (
+        "Agent",
+        {"description": "Big"},
+        {"content": [{"type": "text", "text": LONG_RESULT}]},
+        [
+            (
+                "subagent",
+                {
+                    "agent_type": "general-purpose",
+                    "description": "Big",
+                    "summary": " ".join(LONG_RESULT.split())[:299].rstrip() + "…",
+                },
+            )
+        ],
+    ),
+    # MCP responses come as block lists, JSON strings, dicts or nothing: only names matter.
+    (
+        "mcp__github__create_issue",
+        {"owner": "o", "repo": "r", "title": "t", "body": "b"},
+        '{"number": 5}',
+        [
+            (
+                "mcp_call",
+                {
+                    "server": "github",
+                    "tool": "create_issue",
+                    "args": ["owner", "repo", "title", "body"],
+                },
+            )
+        ],
+    ),
+    (
+        "mcp__my_server__do__thing",
+        {},
+        None,
+        [("mcp_call", {"server": "my_server", "tool": "do__thing", "args": []})],
+    ),
+    ("mcp__broken", {"a": 1}, None, []),
+    (
+        "WebFetch",
+        {"url": "https://alice:s3cretpw@example.com/docs?access_token=abc123&page=2"},
+        None,
+        [
+            (
+                "web_fetch",
+                {"url": "https://example.com/docs?access_token=[REDACTED:url-param]&page=2"},
+            )
+        ],
+    ),
+    (
+        "WebFetch",
+        {},
+        {"url": "https://example.com/from-response"},
+        [("web_fetch", {"url": "https://example.com/from-response"})],
+    ),
+    ("WebFetch", {"url": ""}, None, []),
+    (
+        "WebSearch",
+        {"query": "  rust\nasync   traits "},
+        None,
+        [("web_search", {"query": "rust async traits"})],
+    ),
+    ("WebSearch", {}, None, []),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "response", "expected"), OLDER_CASES)
+def test_older_and_partial_shapes(
+    tool: str, tool_input: dict[str, Any], response: Any, expected: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert run(tool, tool_input, response) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("mcp__mockdir__lookup", ("mockdir", "lookup")),
+        ("mcp__claude_ai_Gmail__search", ("claude_ai_Gmail", "search")),
+        ("mcp__srv__", ("", "")),
+        ("mcp____tool", ("", "")),
+        ("mcp__onlyserver", ("", "")),
+        ("Read", ("", "")),
+    ],
+)
+def test_split_mcp(name: str, expected: tuple[str, str]) -> None:
+    assert split_mcp(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("see https://example.com/a.", ["https://example.com/a"]),
+        (
+            "(docs: https://en.wikipedia.org/wiki/Foo_(bar))",
+            ["https://en.wikipedia.org/wiki/Foo_(bar)"],
+        ),
+        (
+            "[link](https://x.org/p?q=1) and <http://y.io/z>",
+            ["https://x.org/p?q=1", "http://y.io/z"],
+        ),
+        (
+            "HTTPS://UPPER.example/X, then https://UPPER.example/X",
+            ["HTTPS://UPPER.example/X", "https://UPPER.example/X"],
+        ),
+        ("xhttp://not-a-boundary.com https:// ftp://x.org", []),
+        ("'https://q.example/a b'", ["https://q.example/a"]),
+        ("no links here", []),
+    ],
+)
+def test_find_urls(text: str, expected: list[str]) -> None:
+    assert find_urls(text) == expected

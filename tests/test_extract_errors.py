@@ -1,0 +1,256 @@
+"""PostToolUseFailure → tool_error {tool, key, error}; the key a later success resolves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmode import payload
+from ctxmode.extract import extract
+from ctxmode.extract.errors import failure_key
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
+PROJECT = "/home/dev/proj"
+GH_TOKEN = "ghp_" + "Z9y8X7w6V5" * 4
+
+
+def fixture(name: str) -> dict[str, Any]:
+    path = FIXTURES / name
+    if not path.is_file():
+        pytest.skip(f"fixture {name} not found under {FIXTURES}")
+    return json.loads(path.read_text())
+
+
+def failure(
+    tool: str, tool_input: Any, error: Any, *, interrupt: bool = False, project: str = PROJECT
+) -> payload.HookInput:
+    raw = {
+        "session_id": "s",
+        "cwd": project,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_9",
+        "error": error,
+        "is_interrupt": interrupt,
+    }
+    inp = payload.from_dict(raw, "PostToolUseFailure")
+    inp.project_dir = project
+    return inp
+
+
+def events_of(inp: payload.HookInput) -> list[tuple[str, dict[str, Any]]]:
+    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+
+
+FIXTURE_CASES = [
+    (
+        "PostToolUseFailure.Bash.json",
+        {
+            "tool": "Bash",
+            "key": "ls /nonexistent-mock-dir",
+            "error": "Exit code 2\nls: cannot access '/nonexistent-mock-dir': No such file or directory",
+        },
+    ),
+    (
+        "more/PostToolUseFailure.Bash.exit2.json",
+        {
+            "tool": "Bash",
+            "key": "echo 'partial output'; echo 'error: bad input' >&2; exit 2",
+            "error": "Exit code 2\npartial output\nerror: bad input",
+        },
+    ),
+    (
+        "more/PostToolUseFailure.Read.missing.json",
+        {
+            "tool": "Read",
+            "key": "does/not/exist.txt",
+            "error": "File does not exist. Note: your current working directory is /home/dev/proj.",
+        },
+    ),
+    (
+        "more/PostToolUseFailure.WebFetch.plain_http_page.json",
+        {
+            "tool": "WebFetch",
+            "key": "http://127.0.0.1:35399/page",
+            "error": "error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER",
+        },
+    ),
+    (
+        "more/PostToolUseFailure.WebFetch.preflight_failed.json",
+        {
+            "tool": "WebFetch",
+            "key": "http://127.0.0.1:35399/page",
+            "error": "Unable to verify if domain 127.0.0.1 is safe to fetch. This may be due to "
+            "network restrictions or enterprise security policies blocking claude.ai.",
+        },
+    ),
+    (
+        "more/PostToolUseFailure.mcp__mockdir__lookup.is_error.json",
+        {
+            "tool": "mcp__mockdir__lookup",
+            "key": "mcp__mockdir__lookup",
+            "error": "lookup failed: no entry named 'missing'",
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), FIXTURE_CASES, ids=[c[0] for c in FIXTURE_CASES])
+def test_real_failures(name: str, expected: dict[str, Any]) -> None:
+    record = fixture(name)
+    inp = payload.from_dict(record["payload"], record["event"])
+    inp.project_dir = PROJECT
+    [event] = extract(inp)
+    assert (event.type, event.category, event.priority) == ("tool_error", "error", 1)
+    assert json.loads(event.data) == expected
+    assert event.tool_use_id == record["payload"]["tool_use_id"]
+    # The handler matches a later success by this key: it must equal the stored one.
+    assert failure_key(inp) == expected["key"]
+
+
+CASES = [
+    (
+        "Edit",
+        {"file_path": f"{PROJECT}/src/a.py", "old_string": "x", "new_string": "y"},
+        "String to replace not found in file.",
+        {"tool": "Edit", "key": "src/a.py", "error": "String to replace not found in file."},
+    ),
+    (
+        "NotebookEdit",
+        {"notebook_path": "/elsewhere/n.ipynb"},
+        "Cell not found",
+        {"tool": "NotebookEdit", "key": "/elsewhere/n.ipynb", "error": "Cell not found"},
+    ),
+    (
+        "Grep",
+        {"pattern": "TODO(", "path": "src"},
+        "regex parse error",
+        {"tool": "Grep", "key": "TODO(", "error": "regex parse error"},
+    ),
+    (
+        "LS",
+        {"path": f"{PROJECT}/build"},
+        "No such directory",
+        {"tool": "LS", "key": "build", "error": "No such directory"},
+    ),
+    (
+        "Glob",
+        {"pattern": "**/*.rs"},
+        "timed out",
+        {"tool": "Glob", "key": "**/*.rs", "error": "timed out"},
+    ),
+    (
+        "WebSearch",
+        {"query": "python decimal"},
+        "API Error: 400",
+        {"tool": "WebSearch", "key": "python decimal", "error": "API Error: 400"},
+    ),
+    (
+        "TaskUpdate",
+        {"taskId": "7", "status": "done"},
+        "Invalid status",
+        {"tool": "TaskUpdate", "key": "7", "error": "Invalid status"},
+    ),
+    (
+        "Agent",
+        {"description": "Review app.py", "prompt": "...", "subagent_type": "reviewer"},
+        "Agent type 'reviewer' not found",
+        {"tool": "Agent", "key": "Review app.py", "error": "Agent type 'reviewer' not found"},
+    ),
+    (
+        "ExitPlanMode",
+        {},
+        "User rejected the plan",
+        {"tool": "ExitPlanMode", "key": "ExitPlanMode", "error": "User rejected the plan"},
+    ),
+    # Missing or odd error fields.
+    ("Read", {"file_path": f"{PROJECT}/a"}, None, {"tool": "Read", "key": "a", "error": ""}),
+    (
+        "Read",
+        {"file_path": f"{PROJECT}/a"},
+        {"code": 5},
+        {"tool": "Read", "key": "a", "error": "{'code': 5}"},
+    ),
+    ("", {}, "boom", {"tool": "unknown", "key": "", "error": "boom"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "error", "expected"), CASES)
+def test_failures(
+    tool: str, tool_input: dict[str, Any], error: Any, expected: dict[str, Any]
+) -> None:
+    inp = failure(tool, tool_input, error)
+    assert events_of(inp) == [("tool_error", expected)]
+    assert failure_key(inp) == expected["key"]
+
+
+def test_interrupt_is_marked() -> None:
+    inp = failure("Bash", {"command": "sleep 100"}, "The user interrupted the tool", interrupt=True)
+    assert events_of(inp) == [
+        (
+            "tool_error",
+            {
+                "tool": "Bash",
+                "key": "sleep 100",
+                "error": "[interrupted] The user interrupted the tool",
+            },
+        )
+    ]
+    assert events_of(failure("Bash", {"command": "sleep 1"}, "", interrupt=True)) == [
+        ("tool_error", {"tool": "Bash", "key": "sleep 1", "error": "[interrupted]"})
+    ]
+
+
+def test_error_trimmed_to_about_400_characters() -> None:
+    error = "Exit code 1\n" + "\n".join(f"line {i}: something went wrong" for i in range(200))
+    [(_, data)] = events_of(failure("Bash", {"command": "make"}, error))
+    assert data["error"].startswith("Exit code 1\nline 0: something went wrong\nline 1:")
+    assert data["error"].endswith("…") and 380 <= len(data["error"]) <= 400
+
+
+def test_windows_path_key() -> None:
+    inp = failure(
+        "Read", {"file_path": "C:\\proj\\src\\main.rs"}, "File does not exist.", project="C:\\proj"
+    )
+    assert events_of(inp) == [
+        ("tool_error", {"tool": "Read", "key": "src/main.rs", "error": "File does not exist."})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "error"),
+    [
+        (
+            "Bash",
+            {"command": f"curl -H 'Authorization: token {GH_TOKEN}' https://api.github.com"},
+            "Exit code 22",
+        ),
+        ("Bash", {"command": "deploy"}, f"error: bad credentials {GH_TOKEN}"),
+        ("Read", {"file_path": f"{PROJECT}/keys/{GH_TOKEN}.txt"}, "File does not exist."),
+        ("WebFetch", {"url": f"https://x:{GH_TOKEN}@example.com/?token={GH_TOKEN}"}, "403"),
+        ("mcp__db__query", {"password": GH_TOKEN}, f"auth failed for {GH_TOKEN}"),
+    ],
+)
+def test_secrets_masked_in_keys_and_errors(
+    tool: str, tool_input: dict[str, Any], error: str
+) -> None:
+    inp = failure(tool, tool_input, error)
+    [event] = extract(inp)
+    assert GH_TOKEN not in event.data
+    assert "[REDACTED:" in event.data
+    assert json.loads(event.data)["key"] == failure_key(inp)
+    assert GH_TOKEN not in failure_key(inp)
+
+
+def test_key_survives_an_error_that_blows_the_budget() -> None:
+    # Control characters encode to six characters each: the error must give way, not the key.
+    command = "pytest tests/test_" + "x" * 250 + ".py"
+    inp = failure("Bash", {"command": command}, "\x1b[31mFAILED\x1b[0m " * 80)
+    [event] = extract(inp)
+    data = json.loads(event.data)
+    assert len(event.data) <= 1000
+    assert data["key"] == failure_key(inp) == command
+    assert data["error"].startswith("\x1b[31mFAILED")

@@ -1,0 +1,504 @@
+"""File tools → file/rule events: real 2.1.197 payloads, older shapes, paths, rule files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmode import payload
+from ctxmode.extract import extract
+from ctxmode.extract.common import is_rule_file, normalize, rel_path
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
+PROJECT = "/home/dev/proj"
+
+
+def fixture(name: str) -> dict[str, Any]:
+    path = FIXTURES / name
+    if not path.is_file():
+        pytest.skip(f"fixture {name} not found under {FIXTURES}")
+    return json.loads(path.read_text())
+
+
+def run_fixture(name: str) -> list[tuple[str, dict[str, Any]]]:
+    record = fixture(name)
+    inp = payload.from_dict(record["payload"], record["event"])
+    inp.project_dir = record["hook_env"].get("CLAUDE_PROJECT_DIR", PROJECT)
+    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+
+
+def run(
+    tool: str,
+    tool_input: Any,
+    tool_response: Any = None,
+    *,
+    project: str = PROJECT,
+    cwd: str = PROJECT,
+    event: str = "PostToolUse",
+) -> list[tuple[str, dict[str, Any]]]:
+    raw = {
+        "session_id": "s",
+        "cwd": cwd,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_response": tool_response,
+        "tool_use_id": "toolu_1",
+    }
+    inp = payload.from_dict(raw, event)
+    inp.project_dir = project
+    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+
+
+# -- real payloads ---------------------------------------------------------------------------
+
+FIXTURE_CASES = [
+    ("more/PostToolUse.Read.text.json", [("file_read", {"path": "README.md"})]),
+    (
+        "more/PostToolUse.Read.offset_limit.json",
+        [("file_read", {"path": "src/app.py", "offset": 2, "limit": 3})],
+    ),
+    ("more/PostToolUse.Read.notebook.json", [("file_read", {"path": "analysis.ipynb"})]),
+    ("more/PostToolUse.Read.reread_unchanged.json", [("file_read", {"path": "README.md"})]),
+    ("more/PostToolUse.Read.before_edit.json", [("file_read", {"path": "src/app.py"})]),
+    ("PostToolUse.Write.json", [("file_write", {"path": "hello.py", "kind": "create"})]),
+    (
+        "more/PostToolUse.Write.overwrite.json",
+        [("file_write", {"path": "notes.txt", "kind": "overwrite"})],
+    ),
+    # The plan file lives outside the project: kept absolute.
+    (
+        "more/PostToolUse.Write.plan_file.print_permission_prompt_tool.json",
+        [
+            (
+                "file_write",
+                {"path": "/home/dev/.claude/plans/zany-beaming-marshmallow.md", "kind": "create"},
+            )
+        ],
+    ),
+    ("PostToolUse.Edit.json", [("file_edit", {"path": "hello.py", "summary": "+1 -1"})]),
+    (
+        "more/PostToolUse.Edit.replace_all.json",
+        [("file_edit", {"path": "src/app.py", "summary": "+3 -3", "replace_all": True})],
+    ),
+    (
+        "more/PostToolUse.NotebookEdit.insert.json",
+        [("file_edit", {"path": "analysis.ipynb", "summary": "insert markdown cell ba689788"})],
+    ),
+    (
+        "more/PostToolUse.NotebookEdit.replace.json",
+        [("file_edit", {"path": "analysis.ipynb", "summary": "replace code cell cell-a"})],
+    ),
+    (
+        "more/PostToolUse.Glob.pattern.json",
+        [("file_search", {"tool": "Glob", "pattern": "**/*.py", "matches": 2})],
+    ),
+    (
+        "more/PostToolUse.Grep.files_with_matches.json",
+        [("file_search", {"tool": "Grep", "pattern": "TODO", "matches": 2})],
+    ),
+    # content mode reports numFiles 0: the match count is its lines.
+    (
+        "more/PostToolUse.Grep.content.json",
+        [("file_search", {"tool": "Grep", "pattern": "TODO", "matches": 2})],
+    ),
+    (
+        "more/PostToolUse.Grep.count.json",
+        [("file_search", {"tool": "Grep", "pattern": "old_name", "matches": 3})],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), FIXTURE_CASES, ids=[c[0] for c in FIXTURE_CASES])
+def test_real_payloads(name: str, expected: list[tuple[str, dict[str, Any]]]) -> None:
+    assert run_fixture(name) == expected
+
+
+def test_subagent_read_carries_agent_fields() -> None:
+    record = fixture("more/PostToolUse.Read.subagent_reviewer.json")
+    inp = payload.from_dict(record["payload"], record["event"])
+    inp.project_dir = PROJECT
+    [event] = extract(inp)
+    assert (event.type, event.data) == ("file_read", '{"path":"README.md"}')
+    assert (event.agent_id, event.agent_type) == ("ae611b5df06ff9aad", "reviewer")
+    assert event.tool_use_id == "toolu_sub_inner_0_8818bdbd"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PostToolUse.Write.json",
+        "more/PostToolUse.Write.overwrite.json",
+        "PostToolUse.Edit.json",
+        "more/PostToolUse.Edit.replace_all.json",
+        "more/PostToolUse.NotebookEdit.replace.json",
+        "more/PostToolUse.Read.text.json",
+    ],
+)
+def test_no_file_contents_in_events(name: str) -> None:
+    record = fixture(name)["payload"]
+    texts = [
+        record["tool_input"].get(k) for k in ("content", "old_string", "new_string", "new_source")
+    ]
+    texts.append(record["tool_response"].get("file", {}).get("content"))
+    stored = json.dumps(run_fixture(name))
+    for text in filter(None, texts):
+        for line in text.splitlines():
+            if len(line.strip()) > 8:
+                assert line.strip() not in stored
+
+
+class Poison(str):
+    """A file body no extractor may look at: any inspection raises (and yields no events)."""
+
+    def _boom(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("file contents were inspected")
+
+    __iter__ = __getitem__ = __contains__ = __len__ = _boom
+    find = split = splitlines = lower = strip = startswith = encode = _boom
+
+
+def test_large_contents_are_never_inspected() -> None:
+    body = Poison("x" * (5 * 1024 * 1024))
+    assert run(
+        "Write",
+        {"file_path": f"{PROJECT}/big.bin", "content": body},
+        {
+            "type": "create",
+            "filePath": f"{PROJECT}/big.bin",
+            "content": body,
+            "originalFile": None,
+            "structuredPatch": [],
+        },
+    ) == [("file_write", {"path": "big.bin", "kind": "create"})]
+    assert run(
+        "Edit",
+        {"file_path": f"{PROJECT}/big.py", "old_string": body, "new_string": body},
+        {
+            "filePath": f"{PROJECT}/big.py",
+            "originalFile": body,
+            "oldString": body,
+            "structuredPatch": [{"lines": ["-a", "+b", " c"]}],
+        },
+    ) == [("file_edit", {"path": "big.py", "summary": "+1 -1"})]
+
+
+# -- older and malformed shapes --------------------------------------------------------------
+
+OLDER_CASES = [
+    # MultiEdit (older clients): one event, the number of edits.
+    (
+        "MultiEdit",
+        {
+            "file_path": f"{PROJECT}/src/a.py",
+            "edits": [
+                {"old_string": "a", "new_string": "b"},
+                {"old_string": "c", "new_string": "d", "replace_all": True},
+            ],
+        },
+        None,
+        [("file_edit", {"path": "src/a.py", "edits": 2, "replace_all": True})],
+    ),
+    (
+        "MultiEdit",
+        {"file_path": f"{PROJECT}/src/a.py", "edits": []},
+        {"filePath": f"{PROJECT}/src/a.py", "structuredPatch": []},
+        [("file_edit", {"path": "src/a.py", "edits": 0})],
+    ),
+    # No tool_response at all, or null: the input is enough.
+    (
+        "Write",
+        {"file_path": f"{PROJECT}/a.txt", "content": "x"},
+        None,
+        [("file_write", {"path": "a.txt"})],
+    ),
+    (
+        "Edit",
+        {"file_path": f"{PROJECT}/a.txt", "old_string": "x", "new_string": "y"},
+        None,
+        [("file_edit", {"path": "a.txt"})],
+    ),
+    (
+        "Read",
+        {"file_path": f"{PROJECT}/a.txt", "offset": "2", "limit": True},
+        None,
+        [("file_read", {"path": "a.txt"})],
+    ),
+    # tool_response as a JSON string.
+    (
+        "Write",
+        {"file_path": f"{PROJECT}/a.txt"},
+        '{"type":"update","filePath":"/x"}',
+        [("file_write", {"path": "a.txt", "kind": "overwrite"})],
+    ),
+    # Path only in the response (input field renamed or missing).
+    (
+        "Read",
+        {},
+        {"type": "text", "file": {"filePath": f"{PROJECT}/b.txt"}},
+        [("file_read", {"path": "b.txt"})],
+    ),
+    (
+        "NotebookEdit",
+        {"notebook_path": f"{PROJECT}/n.ipynb", "cell_id": "c1", "edit_mode": "delete"},
+        None,
+        [("file_edit", {"path": "n.ipynb", "summary": "delete cell c1"})],
+    ),
+    (
+        "Grep",
+        {"pattern": "def main", "path": "src", "output_mode": "content"},
+        {"mode": "content", "numFiles": 0, "numLines": 4},
+        [("file_search", {"tool": "Grep", "pattern": "def main", "path": "src", "matches": 4})],
+    ),
+    (
+        "Glob",
+        {"pattern": "*.md", "path": "/etc"},
+        None,
+        [("file_search", {"tool": "Glob", "pattern": "*.md", "path": "/etc"})],
+    ),
+    # Nothing to name: no event rather than an empty path.
+    ("Read", {"file_path": None}, None, []),
+    ("Write", {"file_path": ""}, "not json", []),
+    ("Glob", {"pattern": "  "}, None, []),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "response", "expected"), OLDER_CASES)
+def test_older_and_partial_shapes(
+    tool: str, tool_input: dict[str, Any], response: Any, expected: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert run(tool, tool_input, response) == expected
+
+
+def test_relative_path_resolved_against_cwd() -> None:
+    # After `cd src`, Claude Code reports cwd=/home/dev/proj/src; Glob's path is relative to it.
+    assert run("Glob", {"pattern": "*.py", "path": "util"}, None, cwd=f"{PROJECT}/src") == [
+        ("file_search", {"tool": "Glob", "pattern": "*.py", "path": "src/util"})
+    ]
+    assert run("Read", {"file_path": "../README.md"}, None, cwd=f"{PROJECT}/src") == [
+        ("file_read", {"path": "README.md"})
+    ]
+
+
+# -- paths -------------------------------------------------------------------------------------
+
+REL_CASES = [
+    ("/home/dev/proj/src/a.py", "/home/dev/proj", "", "src/a.py"),
+    ("/home/dev/proj/src/a.py", "/home/dev/proj/", "", "src/a.py"),  # trailing slash
+    ("/home/dev/proj//src/./b/../a.py", "/home/dev/proj", "", "src/a.py"),
+    ("/home/dev/proj", "/home/dev/proj", "", "."),
+    ("/home/dev/proj2/a.py", "/home/dev/proj", "", "/home/dev/proj2/a.py"),  # a sibling prefix
+    ("/home/dev/proj/../other/a.py", "/home/dev/proj", "", "/home/dev/other/a.py"),
+    ("/etc/hosts", "/home/dev/proj", "", "/etc/hosts"),
+    ("src/a.py", "/home/dev/proj", "/home/dev/proj", "src/a.py"),
+    ("a.py", "/home/dev/proj", "/home/dev/proj/src", "src/a.py"),
+    ("../../x", "/home/dev/proj", "/home/dev/proj/src", "/home/dev/x"),
+    ("/a.py", "/", "", "a.py"),
+    ("/tmp/x with spaces/f.txt", "/tmp/x with spaces", "", "f.txt"),
+    # Windows-style paths, as sent by Claude Code on Windows.
+    ("C:\\proj\\src\\a.py", "C:\\proj", "", "src/a.py"),
+    ("C:\\proj\\src\\a.py", "C:\\proj\\", "", "src/a.py"),
+    ("c:\\Proj\\Src\\a.py", "C:\\proj", "", "Src/a.py"),  # case-insensitive, case kept
+    ("C:/proj/src/a.py", "C:\\proj", "", "src/a.py"),
+    ("D:\\other\\a.py", "C:\\proj", "", "D:/other/a.py"),
+    ("C:\\projects\\a.py", "C:\\proj", "", "C:/projects/a.py"),
+    ("src\\a.py", "C:\\proj", "C:\\proj", "src/a.py"),
+    ("\\\\server\\share\\proj\\a.py", "\\\\server\\share\\proj", "", "a.py"),
+    ("\\\\Server\\Share\\Proj\\a.py", "\\\\server\\share\\proj", "", "a.py"),
+    ("C:\\İx\\a.py", "C:\\ix", "", "C:/İx/a.py"),  # lower() would change the length
+    ("", "/home/dev/proj", "", ""),
+    ("/x/y.py", "", "", "/x/y.py"),
+]
+
+
+@pytest.mark.parametrize(("path", "project", "cwd", "expected"), REL_CASES)
+def test_rel_path(path: str, project: str, cwd: str, expected: str) -> None:
+    assert rel_path(path, project, cwd) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("a/./b//c/", "a/b/c"),
+        ("../a", "../a"),
+        ("/../a", "/a"),
+        ("a/..", "."),
+        ("//srv/x", "//srv/x"),
+    ],
+)
+def test_normalize(path: str, expected: str) -> None:
+    assert normalize(path) == expected
+
+
+def test_windows_project_read_gives_relative_path() -> None:
+    assert run(
+        "Read", {"file_path": "C:\\proj\\src\\a.py"}, None, project="C:\\proj", cwd="C:\\proj"
+    ) == [("file_read", {"path": "src/a.py"})]
+
+
+# -- rule files --------------------------------------------------------------------------------
+
+RULES = [
+    "CLAUDE.md",
+    "src/CLAUDE.md",
+    "CLAUDE.local.md",
+    "AGENTS.md",
+    "/home/dev/proj/pkg/AGENTS.md",
+    ".claude/CLAUDE.md",
+    "/home/dev/.claude/CLAUDE.md",
+    ".claude/rules/style.md",
+    ".claude/rules/python/testing.md",
+    ".claude/commands/deploy.md",
+    ".claude/agents/reviewer.md",
+    ".claude/skills/greet/SKILL.md",
+    "/home/dev/.claude/skills/pdf/SKILL.md",
+    "C:\\proj\\.claude\\rules\\style.md",
+    ".claude/worktrees/feat/CLAUDE.md",
+]
+NOT_RULES = [
+    "README.md",
+    "claude.md.bak",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    "/home/dev/.claude/projects/-home-dev-proj/abc.jsonl",
+    "/home/dev/.claude/projects/-home-dev-proj/CLAUDE.md",
+    "/home/dev/.claude/plans/x.md",
+    ".claude/skills/greet/helper.py",
+    ".claude/todos/a.json",
+    ".claude/statsig/cache",
+    ".claude",
+    ".claude/rules",
+    "docs/rules/style.md",
+    "",
+]
+
+
+@pytest.mark.parametrize("path", RULES)
+def test_rule_files(path: str) -> None:
+    assert is_rule_file(path)
+
+
+@pytest.mark.parametrize("path", NOT_RULES)
+def test_not_rule_files(path: str) -> None:
+    assert not is_rule_file(path)
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "expected"),
+    [
+        (
+            "Read",
+            {"file_path": f"{PROJECT}/CLAUDE.md"},
+            [("file_read", {"path": "CLAUDE.md"}), ("rule_read", {"path": "CLAUDE.md"})],
+        ),
+        (
+            "Read",
+            {"file_path": "/home/dev/.claude/CLAUDE.md"},
+            [
+                ("file_read", {"path": "/home/dev/.claude/CLAUDE.md"}),
+                ("rule_read", {"path": "/home/dev/.claude/CLAUDE.md"}),
+            ],
+        ),
+        (
+            "Edit",
+            {
+                "file_path": f"{PROJECT}/.claude/rules/style.md",
+                "old_string": "a",
+                "new_string": "b",
+            },
+            [
+                ("file_edit", {"path": ".claude/rules/style.md"}),
+                ("rule_edit", {"path": ".claude/rules/style.md"}),
+            ],
+        ),
+        (
+            "Write",
+            {"file_path": f"{PROJECT}/AGENTS.md", "content": "x"},
+            [("file_write", {"path": "AGENTS.md"}), ("rule_edit", {"path": "AGENTS.md"})],
+        ),
+        (
+            "MultiEdit",
+            {"file_path": f"{PROJECT}/.claude/commands/ship.md", "edits": [{}]},
+            [
+                ("file_edit", {"path": ".claude/commands/ship.md", "edits": 1}),
+                ("rule_edit", {"path": ".claude/commands/ship.md"}),
+            ],
+        ),
+        (
+            "Write",
+            {"file_path": f"{PROJECT}/.claude/settings.json", "content": "{}"},
+            [("file_write", {"path": ".claude/settings.json"})],
+        ),
+    ],
+)
+def test_rule_events_come_with_file_events(
+    tool: str, tool_input: dict[str, Any], expected: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert run(tool, tool_input) == expected
+
+
+# -- apply_patch-style tools -------------------------------------------------------------------
+
+PATCH = """*** Begin Patch
+*** Update File: src/app.py
+@@ def total(lines):
+-    return old_name(lines)
++    return new_name(lines)
+*** Add File: docs/notes.md
++# Notes
++*** Update File: not/a/header.py (inside content, after a '+')
+*** Delete File: old/legacy.py
+*** Update File: src/util.py
+*** Move to: src/helpers.py
+@@
+-x = 1
++x = 2
+*** Update File: CLAUDE.md
+@@
+-a
++b
+*** End Patch
+"""
+
+PATCH_EVENTS = [
+    ("file_edit", {"path": "src/app.py"}),
+    ("file_write", {"path": "docs/notes.md", "kind": "create"}),
+    ("file_delete", {"path": "old/legacy.py"}),
+    ("file_edit", {"path": "src/helpers.py"}),
+    ("file_edit", {"path": "CLAUDE.md"}),
+    ("rule_edit", {"path": "CLAUDE.md"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("apply_patch", {"input": PATCH}),
+        ("ApplyPatch", {"patch": PATCH}),
+        ("shell", {"command": ["apply_patch", PATCH]}),  # Codex-style argv
+        ("mystery_editor", {"patch_text": PATCH.replace("\n", "\r\n")}),
+    ],
+)
+def test_apply_patch_records_every_file(tool: str, tool_input: dict[str, Any]) -> None:
+    assert run(tool, tool_input) == PATCH_EVENTS
+
+
+def test_apply_patch_absolute_and_windows_paths() -> None:
+    patch = "*** Begin Patch\n*** Add File: C:\\proj\\a.py\n+x\n*** Delete File: C:\\proj\\b.py\n"
+    assert run("apply_patch", {"input": patch}, project="C:\\proj", cwd="C:\\proj") == [
+        ("file_write", {"path": "a.py", "kind": "create"}),
+        ("file_delete", {"path": "b.py"}),
+    ]
+
+
+def test_apply_patch_through_bash_adds_file_events() -> None:
+    command = f"apply_patch <<'EOF'\n{PATCH}EOF"
+    got = run("Bash", {"command": command}, {"stdout": "Done!", "stderr": ""})
+    for expected in PATCH_EVENTS:
+        assert expected in got
+
+
+def test_unknown_tool_without_patch_gives_nothing() -> None:
+    assert run("Skill", {"skill": "greet", "args": "*** not a patch"}, {"success": True}) == []

@@ -1,0 +1,171 @@
+"""The hook path stays lean and the layering stays clean (checked without timing)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hooktools import SHIMS, hook_command, hook_env
+
+PACKAGE = Path(__file__).resolve().parents[1] / "ctxmode"
+
+# Modules a hook process may load; their module-level imports are checked below.
+HOT_PATH = [
+    "hookrun",
+    "handlers",
+    "payload",
+    "paths",
+    "store",
+    "migrations",
+    "events",
+    "fastjson",
+    "hashing",
+    "redact",
+    "snapshot",
+    "config",
+    "hooklog",
+    "spool",
+]
+# Banned at module level on the hot path (each costs milliseconds per hook call).
+HEAVY = {
+    "json",
+    "sqlite3",
+    "hashlib",
+    "typing",
+    "dataclasses",
+    "enum",
+    "logging",
+    "datetime",
+    "pathlib",
+    "shlex",
+    "tomllib",
+    "click",
+    "orjson",
+    "platformdirs",
+    "importlib",
+    "re",
+    "subprocess",
+    "xml",
+}
+# Never imported by a hook process at all, on any branch.
+NEVER = {"click", "orjson", "platformdirs", "importlib.metadata"}
+PURE = ["events", "fastjson", "snapshot", "redact"]
+
+
+def _module_files(name: str) -> list[Path]:
+    if name == "extract":
+        return sorted((PACKAGE / "extract").glob("*.py"))
+    path = PACKAGE / f"{name}.py"
+    return [path] if path.exists() else []
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in tree.body:  # module level only; function-level imports are deferred on purpose
+        nodes = [node]
+        if isinstance(node, ast.If):  # `if TYPE_CHECKING:` blocks never run
+            test = node.test
+            if isinstance(test, ast.Name) and test.id == "TYPE_CHECKING":
+                continue
+        if isinstance(node, ast.Try):
+            nodes = [*node.body, *(h for handler in node.handlers for h in handler.body)]
+        for item in nodes:
+            if isinstance(item, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in item.names)
+            elif isinstance(item, ast.ImportFrom) and item.module and not item.level:
+                names.add(item.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("module", [*HOT_PATH, "extract"])
+def test_hot_path_modules_import_nothing_heavy(module: str) -> None:
+    for path in _module_files(module):
+        heavy = _top_level_imports(path) & HEAVY
+        assert not heavy, f"{path.name} imports {sorted(heavy)} at module level"
+
+
+def _all_imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("module", [*PURE, "extract"])
+def test_pure_modules_do_no_io(module: str) -> None:
+    for path in _module_files(module):
+        imports = _all_imports(path)
+        assert not {
+            n
+            for n in imports
+            if n.split(".")[0] in {"sqlite3", "_sqlite3", "os", "subprocess", "socket", "time"}
+        }
+        calls = {
+            node.func.id
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        assert not calls & {"open", "print", "input", "exec", "eval"}, path.name
+
+
+def test_store_knows_nothing_of_extractors_or_snapshot() -> None:
+    imports = _all_imports(PACKAGE / "store.py") | _all_imports(PACKAGE / "migrations.py")
+    assert not {n for n in imports if n.startswith(("ctxmode.extract", "ctxmode.snapshot"))}
+
+
+def test_only_the_cli_imports_click() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        if "cli" in path.relative_to(PACKAGE).parts or path.name == "__main__.py":
+            continue
+        assert "click" not in {n.split(".")[0] for n in _all_imports(path)}, path
+
+
+def test_shims_import_only_hookrun() -> None:
+    for folder in (PACKAGE / "hooks", PACKAGE.parent / "hooks"):
+        for name in SHIMS.values():
+            imports = _all_imports(folder / name)
+            assert imports <= {"os", "sys", "ctxmode.hookrun"}, (folder, imports)
+
+
+@pytest.mark.parametrize("event", sorted(SHIMS))
+def test_hook_processes_never_load_heavy_modules(event: str, tmp_path: Path) -> None:
+    """-X importtime of a real hook run: click, orjson, platformdirs, importlib.metadata absent."""
+    payload = {
+        "session_id": "imp",
+        "cwd": str(tmp_path),
+        "hook_event_name": event,
+        "tool_name": "Bash",
+        "tool_input": {"command": "git commit -m 'x'"},
+        "tool_response": {"stdout": "", "stderr": ""},
+        "prompt": "fix the bug",
+        "source": "compact",
+        "reason": "other",
+    }
+    command = hook_command(event)
+    command.insert(1, "-X")
+    command.insert(2, "importtime")
+    result = subprocess.run(
+        command,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=hook_env(CTXMODE_HOME=str(tmp_path / "home")),
+        timeout=30,
+    )
+    assert result.returncode == 0
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in result.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert loaded, "no -X importtime output"
+    assert not loaded & NEVER, sorted(loaded & NEVER)
+    assert "json" not in loaded and "sqlite3" not in loaded and "typing" not in loaded

@@ -1,0 +1,619 @@
+"""ctxmode.installer and the install/uninstall commands, on settings files in a temp HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import ctxmode
+from ctxmode import installer, settings
+from ctxmode.installer import HOOK_TABLE, InstallError, install, uninstall
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = os.path.dirname(ctxmode.__file__)
+OLD_PY = "/home/dev/.local/share/ctxmode/venv-0.0.9/bin/python"
+OLD_PKG = "/home/dev/.local/share/ctxmode/venv-0.0.9/lib/python3.11/site-packages/ctxmode"
+
+REALISTIC = """{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "opus",
+  "permissions": {
+    "allow": ["Bash(npm run test:*)"]
+  },
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [{"type": "command", "command": "npx prettier --write \\"$FILE\\""}]
+      }
+    ]
+  }
+}
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temp HOME (never the real ~/.claude) and a neutral working directory."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return home
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "proj"
+    path.mkdir()
+    return path
+
+
+def user_settings(home: Path) -> Path:
+    return home / ".claude" / "settings.json"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode())
+    return path
+
+
+def expected_commands(python: str = sys.executable, package: str = PACKAGE) -> dict[str, str]:
+    return {
+        event: f"'{os.path.abspath(python)}' -I -S '{package}/hooks/{settings.SHIMS[event]}.py'"
+        for event, _, _ in HOOK_TABLE
+    }
+
+
+def expected_hooks(python: str = sys.executable, package: str = PACKAGE) -> dict[str, Any]:
+    commands = expected_commands(python, package)
+    hooks: dict[str, Any] = {}
+    for event, timeout, matcher in HOOK_TABLE:
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [{"type": "command", "command": commands[event], "timeout": timeout}]
+        hooks[event] = [group]
+    return hooks
+
+
+def siblings(path: Path) -> list[str]:
+    return sorted(os.listdir(path.parent))
+
+
+# --- the hook table and commands -----------------------------------------------------
+
+
+def test_hook_table_is_the_decided_one() -> None:
+    assert HOOK_TABLE == (
+        ("PostToolUse", 10, ""),
+        ("PostToolUseFailure", 10, ""),
+        ("UserPromptSubmit", 10, None),
+        ("PreCompact", 30, None),
+        ("SessionStart", 30, "startup|resume|clear|compact|fork"),
+        ("SessionEnd", 5, None),
+    )
+
+
+@pytest.mark.parametrize(
+    ("python", "script", "command"),
+    [
+        (
+            "/opt/venv/bin/python",
+            "/opt/venv/lib/ctxmode/hooks/pre_compact.py",
+            "'/opt/venv/bin/python' -I -S '/opt/venv/lib/ctxmode/hooks/pre_compact.py'",
+        ),
+        (
+            "/Users/Jo Smith/Library/Application Support/ctxmode/venv/bin/python",
+            "/Users/Jo Smith/x/ctxmode/hooks/session_end.py",
+            "'/Users/Jo Smith/Library/Application Support/ctxmode/venv/bin/python' -I -S "
+            "'/Users/Jo Smith/x/ctxmode/hooks/session_end.py'",
+        ),
+        (
+            "/home/o'brien/venv/bin/python",
+            "/home/o'brien/ctxmode/hooks/session_end.py",
+            "'/home/o'\\''brien/venv/bin/python' -I -S '/home/o'\\''brien/ctxmode/hooks/session_end.py'",
+        ),
+        (
+            r"C:\Users\me\ctxmode\venv\Scripts\python.exe",
+            r"C:\Users\me\site\ctxmode\hooks\session_start.py",
+            "'C:/Users/me/ctxmode/venv/Scripts/python.exe' -I -S 'C:/Users/me/site/ctxmode/hooks/session_start.py'",
+        ),
+    ],
+)
+def test_hook_command_is_quoted_for_sh(python: str, script: str, command: str) -> None:
+    assert installer.hook_command(python, script) == command
+    assert settings.is_ctxmode_command(command)
+
+
+def test_hook_commands_run_through_sh_as_one_word_each(tmp_path: Path) -> None:
+    # A path with a space, a quote and a dollar sign reaches the interpreter intact.
+    odd = tmp_path / "a b'$c" / "ctxmode" / "hooks"
+    odd.mkdir(parents=True)
+    script = odd / "session_end.py"
+    script.write_text(
+        "import sys; print(sys.argv[0]); print(sys.flags.isolated, sys.flags.no_site)"
+    )
+    import subprocess
+
+    out = subprocess.run(
+        ["sh", "-c", installer.hook_command(sys.executable, str(script))],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert out == [str(script), "1 1"]
+
+
+# --- install -------------------------------------------------------------------------
+
+
+def test_install_creates_the_user_settings(home: Path) -> None:
+    result = install("user")
+    path = user_settings(home)
+    assert result.path == str(path)
+    assert (result.action, result.changed, result.backup, result.hooks) == (
+        "installed",
+        True,
+        None,
+        6,
+    )
+    assert json.loads(path.read_text()) == {"hooks": expected_hooks()}
+    assert path.read_text().endswith("}\n")
+    assert siblings(path) == ["settings.json"]
+
+
+def test_install_twice_changes_nothing(home: Path) -> None:
+    path = write(user_settings(home), REALISTIC)
+    first = install("user")
+    assert first.action == "installed"
+    data, mtime = path.read_bytes(), path.stat().st_mtime_ns
+    os.unlink(first.backup)  # type: ignore[arg-type]
+    second = install("user")
+    assert (second.action, second.changed, second.diff, second.backup) == (
+        "unchanged",
+        False,
+        "",
+        None,
+    )
+    assert path.read_bytes() == data
+    assert path.stat().st_mtime_ns == mtime
+    assert siblings(path) == ["settings.json"]  # no new backup either
+
+
+def test_install_keeps_foreign_content_and_writes_a_backup(home: Path) -> None:
+    path = write(user_settings(home), REALISTIC)
+    path.chmod(0o600)
+    result = install("user")
+    assert result.backup == str(path) + ".ctxmode-backup"
+    assert Path(result.backup).read_text() == REALISTIC
+    doc = json.loads(path.read_text())
+    original = json.loads(REALISTIC)
+    assert doc["hooks"]["PostToolUse"][0] == original["hooks"]["PostToolUse"][0]
+    assert {k: v for k, v in doc.items() if k != "hooks"} == {
+        k: v for k, v in original.items() if k != "hooks"
+    }
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert siblings(path) == ["settings.json", "settings.json.ctxmode-backup"]
+
+
+@pytest.mark.parametrize(
+    ("scope", "name"), [("project", "settings.json"), ("local", "settings.local.json")]
+)
+def test_project_scopes(home: Path, project: Path, scope: str, name: str) -> None:
+    result = install(scope, str(project))
+    path = project / ".claude" / name
+    assert result.path == str(path)
+    assert json.loads(path.read_text()) == {"hooks": expected_hooks()}
+    assert not user_settings(home).exists()
+    assert uninstall(scope, str(project)).action == "deleted"
+    assert not path.exists()
+
+
+def test_user_scope_follows_claude_config_dir(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-alt"))
+    assert install("user").path == str(tmp_path / "claude-alt" / "settings.json")
+    assert not user_settings(home).exists()
+
+
+@pytest.mark.parametrize(
+    ("scope", "directory", "message"),
+    [
+        ("project", None, "the project scope needs a project directory"),
+        (
+            "local",
+            "/nonexistent/ctxmode-test-dir",
+            "project directory not found: /nonexistent/ctxmode-test-dir",
+        ),
+        ("global", None, "unknown scope 'global'"),
+    ],
+)
+def test_bad_scopes(home: Path, scope: str, directory: str | None, message: str) -> None:
+    with pytest.raises(InstallError, match=message):
+        install(scope, directory)
+
+
+def test_dry_run_writes_nothing(home: Path) -> None:
+    path = user_settings(home)
+    result = install("user", dry_run=True)
+    assert (result.action, result.changed, result.dry_run, result.backup) == (
+        "installed",
+        True,
+        True,
+        None,
+    )
+    assert result.diff.startswith(
+        f'--- {path}\n+++ {path}\n@@ -0,0 +1,73 @@\n+{{\n+  "hooks": {{\n'
+    )
+    assert not path.exists()
+    write(path, REALISTIC)
+    result = install("user", dry_run=True)
+    assert path.read_text() == REALISTIC
+    assert siblings(path) == ["settings.json"]
+    added = [
+        line
+        for line in result.diff.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    removed = [
+        line
+        for line in result.diff.splitlines()
+        if line.startswith("-") and not line.startswith("---")
+    ]
+    assert removed == []  # the diff is pure additions: no foreign line is touched
+    assert added[:2] == ["+      },", "+      {"]
+
+
+def test_upgrade_from_a_stale_path(home: Path) -> None:
+    path = write(user_settings(home), REALISTIC)
+    install("user", python=OLD_PY, package_dir=OLD_PKG)
+    result = install("user")
+    assert result.action == "updated"
+    text = path.read_text()
+    assert "venv-0.0.9" not in text
+    assert [r.command for r in settings.registrations(text)] == list(expected_commands().values())
+    assert json.loads(Path(result.backup).read_text())["hooks"]["SessionEnd"][0]["hooks"][0][
+        "command"
+    ] == (  # type: ignore[arg-type]
+        f"'{OLD_PY}' -I -S '{OLD_PKG}/hooks/session_end.py'"
+    )
+    assert uninstall("user").action == "removed"
+    assert path.read_text() == REALISTIC
+
+
+# --- refusals ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{\n  "model": "opus"\n  "hooks": {}\n}\n', "line 3, column 3"),
+        ('{\n  // personal settings\n  "model": "opus"\n}\n', "line 2, column 3: a comment"),
+        ('{\n  "model": "opus",\n}\n', "line 3, column 1: a trailing comma"),
+        ("[1, 2]\n", "not a JSON object"),
+        (
+            '{"hooks": {"SessionStart": {"matcher": "startup"}}}',
+            '"hooks.SessionStart" is not a JSON array',
+        ),
+    ],
+)
+@pytest.mark.parametrize("operation", ["install", "uninstall"])
+def test_unusable_settings_are_left_untouched(
+    home: Path, text: str, message: str, operation: str
+) -> None:
+    path = write(user_settings(home), text)
+    before = path.stat().st_mtime_ns
+    func = install if operation == "install" else uninstall
+    if operation == "uninstall" and "hooks.SessionStart" in message:
+        message = "not installed"  # uninstall has nothing of ours to look for in there
+        assert func("user").action == message
+    else:
+        with pytest.raises(InstallError, match=message):
+            func("user")
+    assert path.read_text() == text
+    assert path.stat().st_mtime_ns == before
+    assert siblings(path) == ["settings.json"]
+
+
+def test_non_utf8_settings_are_refused(home: Path) -> None:
+    path = user_settings(home)
+    path.parent.mkdir()
+    path.write_bytes(b'{"model": "caf\xe9"}')
+    with pytest.raises(InstallError, match="not UTF-8"):
+        install("user")
+    assert path.read_bytes() == b'{"model": "caf\xe9"}'
+
+
+def test_symlinked_settings_are_written_through(home: Path, tmp_path: Path) -> None:
+    dotfiles = write(tmp_path / "dotfiles" / "claude-settings.json", REALISTIC)
+    link = user_settings(home)
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    assert install("user").backup == str(link) + ".ctxmode-backup"
+    assert link.is_symlink()
+    assert settings.registrations(dotfiles.read_text())
+    assert os.listdir(dotfiles.parent) == ["claude-settings.json"]
+    uninstall("user")
+    assert link.is_symlink()
+    assert dotfiles.read_text() == REALISTIC
+
+
+# --- uninstall -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        REALISTIC,
+        "{}\n",
+        "{ }",
+        '{\n  "hooks": {}\n}\n',
+        '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n',
+        '{\n\t"model": "opus"\n}',
+    ],
+)
+def test_uninstall_after_install_restores_the_original_bytes(home: Path, original: str) -> None:
+    path = write(user_settings(home), original)
+    install("user")
+    result = uninstall("user")
+    assert (result.action, result.backup) == ("removed", None)
+    assert path.read_bytes() == original.encode()
+    assert siblings(path) == ["settings.json"]  # the backup has served and is gone
+
+
+def test_uninstall_keeps_changes_made_after_install(home: Path) -> None:
+    path = write(user_settings(home), REALISTIC)
+    install("user")
+    edited = path.read_text().replace('"model": "opus"', '"model": "sonnet"')
+    path.write_text(edited)
+    result = uninstall("user")
+    assert result.action == "removed"
+    assert path.read_text() == REALISTIC.replace('"model": "opus"', '"model": "sonnet"')
+    assert Path(result.backup).read_text() == edited  # type: ignore[arg-type]
+
+
+def test_uninstall_deletes_a_file_ctxmode_created(home: Path) -> None:
+    install("user")
+    result = uninstall("user")
+    assert result.action == "deleted"
+    assert os.listdir(home / ".claude") == []
+
+
+def test_uninstall_dry_run_writes_nothing(home: Path) -> None:
+    path = write(user_settings(home), REALISTIC)
+    install("user")
+    installed = path.read_text()
+    result = uninstall("user", dry_run=True)
+    assert result.changed and result.dry_run
+    assert '-            "command": ' in result.diff
+    assert path.read_text() == installed
+    assert siblings(path) == ["settings.json", "settings.json.ctxmode-backup"]
+
+
+@pytest.mark.parametrize("text", [None, REALISTIC])
+def test_uninstall_when_not_installed(home: Path, text: str | None) -> None:
+    if text is not None:
+        write(user_settings(home), text)
+    result = uninstall("user")
+    assert (result.action, result.changed) == ("not installed", False)
+    if text is not None:
+        assert user_settings(home).read_text() == text
+
+
+# --- double registration ----------------------------------------------------------
+
+
+def test_warns_when_the_plugin_is_enabled(home: Path, project: Path) -> None:
+    write(user_settings(home), '{"enabledPlugins": {"ctxmode@ctxmode-local": true}}\n')
+    result = install("project", str(project))
+    assert len(result.warnings) == 1
+    assert result.warnings[0].startswith(
+        "the ctxmode plugin (ctxmode@ctxmode-local) is enabled in ~/.claude/settings.json"
+    )
+
+
+def test_warns_when_another_scope_has_ctxmode_hooks(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install("user", python=OLD_PY, package_dir=OLD_PKG)
+    result = install("local", str(project))
+    assert result.warnings == (
+        "ctxmode hooks are also registered in ~/.claude/settings.json (6 handlers): "
+        "where the commands differ, both copies run",
+    )
+    # From inside the project, a user-scope install sees the project's local copy.
+    monkeypatch.chdir(project)
+    assert install("user").warnings == (
+        f"ctxmode hooks are also registered in {project}/.claude/settings.local.json (6 handlers): "
+        "where the commands differ, both copies run",
+    )
+
+
+def test_no_warning_for_a_single_registration(home: Path) -> None:
+    assert install("user").warnings == ()
+
+
+# --- the proof run -----------------------------------------------------------------
+
+
+def test_verify_reports_failing_commands(home: Path) -> None:
+    path = user_settings(home)
+    install("user", python="/bin/false")
+    result = installer.verify(str(path))
+    assert not result.ok
+    assert result.calls == 10
+    assert "PostToolUse exited 1" in result.problems
+    assert result.events == 0
+
+
+def test_verify_reports_missing_handlers(home: Path) -> None:
+    path = write(user_settings(home), REALISTIC)
+    result = installer.verify(str(path))
+    assert result.problems == [
+        "no ctxmode handler for PostToolUse, PostToolUseFailure, UserPromptSubmit, PreCompact, "
+        f"SessionStart, SessionEnd in {path}"
+    ]
+
+
+def test_verify_runs_the_installed_hooks_in_a_throwaway_store(home: Path, data_root: Path) -> None:
+    install("user")
+    result = installer.verify(str(user_settings(home)))
+    assert result.problems == []
+    assert result.calls == 10
+    assert result.snapshot_ok
+    assert result.events >= 5  # prompt, write, task, error, edit, commit ... at the least
+    assert not any(data_root.iterdir())  # the real (here: test) data root stayed empty
+
+
+# --- the CLI -------------------------------------------------------------------------
+
+
+def cli(*args: str) -> Any:
+    from ctxmode.cli import install_cmd
+
+    command = {"install": install_cmd.install, "uninstall": install_cmd.uninstall}[args[0]]
+    return CliRunner().invoke(command, list(args[1:]), catch_exceptions=False)
+
+
+def test_cli_install_and_uninstall(home: Path) -> None:
+    write(user_settings(home), REALISTIC)
+    result = cli("install")
+    assert result.exit_code == 0
+    assert (
+        result.output
+        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json\n"
+    )
+    result = cli("install", "--user")
+    assert (
+        result.output
+        == f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json\n"
+    )
+    result = cli("uninstall")
+    assert result.exit_code == 0
+    assert result.output == "ctxmode hooks removed from ~/.claude/settings.json\n"
+    assert user_settings(home).read_text() == REALISTIC
+    result = cli("uninstall")
+    assert result.output == "ctxmode is not installed in ~/.claude/settings.json: nothing changed\n"
+
+
+def test_cli_dry_run_prints_a_diff(home: Path, project: Path) -> None:
+    result = cli("install", "--project", str(project), "--dry-run")
+    assert result.exit_code == 0
+    path = project / ".claude" / "settings.json"
+    assert result.output.startswith(f"--- {path}\n+++ {path}\n@@ -0,0 +1,73 @@\n+{{\n")
+    assert not path.exists()
+    result = cli("uninstall", "--project", str(project), "--dry-run")
+    assert result.output == f"nothing to change: ctxmode is not installed in {path}\n"
+
+
+def test_cli_upgrade_and_local_scope(home: Path, project: Path) -> None:
+    install("local", str(project), python=OLD_PY, package_dir=OLD_PKG)
+    result = cli("install", "--local", str(project))
+    assert result.output == (
+        f"ctxmode {ctxmode.__version__} updated: 6 hooks in {project}/.claude/settings.local.json"
+        " (old entries replaced)\n"
+    )
+    result = cli("uninstall", "--local", str(project))
+    assert result.output == (
+        f"ctxmode hooks removed: {project}/.claude/settings.local.json deleted (ctxmode had created it)\n"
+    )
+
+
+def test_cli_errors(home: Path, project: Path) -> None:
+    write(user_settings(home), '{\n  "model": "opus",\n}\n')
+    result = cli("install")
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        f"Error: {user_settings(home)}: line 3, column 1: a trailing comma"
+    )
+    result = cli("install", "--project", str(project), "--local", str(project))
+    assert result.exit_code == 2
+    assert "choose one scope, not --project and --local" in result.output
+
+
+def test_cli_warnings_go_to_stderr(home: Path, project: Path) -> None:
+    write(user_settings(home), '{"enabledPlugins": {"ctxmode@dev": true}}\n')
+    from ctxmode.cli import install_cmd
+
+    try:
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(install_cmd.install, ["--project", str(project)])
+    assert result.exit_code == 0
+    assert result.stderr.startswith("warning: the ctxmode plugin (ctxmode@dev) is enabled in ")
+    assert (
+        result.stdout
+        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in {project}/.claude/settings.json\n"
+    )
+
+
+def test_cli_verify(home: Path) -> None:
+    result = cli("install", "--verify")
+    assert result.exit_code == 0, result.output
+    line = result.output.strip()
+    assert line.startswith(
+        f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json; "
+        "sample session replayed: "
+    )
+    assert line.endswith(" events captured, snapshot OK")
+
+
+def test_commands_are_registered() -> None:
+    from ctxmode.cli import commands
+
+    names = {command.name for command in commands.ALL}
+    assert {"install", "uninstall"} <= names
+
+
+# --- the Claude Code plugin --------------------------------------------------------
+
+
+def test_plugin_manifest() -> None:
+    manifest = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "ctxmode"
+    assert manifest["version"] == ctxmode.__version__
+    assert manifest["description"]
+    assert "hooks" not in manifest  # hooks/hooks.json is loaded from its standard place
+
+
+def test_plugin_hooks_point_at_files_that_exist() -> None:
+    doc = json.loads((REPO / "hooks" / "hooks.json").read_text())
+    prefix = 'python3 -I -S "${CLAUDE_PLUGIN_ROOT}/'
+    seen = {}
+    for event, groups in doc["hooks"].items():
+        assert len(groups) == 1 and len(groups[0]["hooks"]) == 1
+        handler = groups[0]["hooks"][0]
+        assert handler["type"] == "command"
+        command = handler["command"]
+        assert command.startswith(prefix) and command.endswith('"')
+        relative = command[len(prefix) : -1]
+        assert relative == f"hooks/{settings.SHIMS[event]}.py"
+        assert (REPO / relative).is_file(), relative
+        seen[event] = (handler["timeout"], groups[0].get("matcher"))
+    assert seen == {event: (timeout, matcher) for event, timeout, matcher in HOOK_TABLE}
+
+
+def test_install_refuses_a_package_without_its_hook_scripts(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "site" / "ctxmode"
+    (fake / "hooks").mkdir(parents=True)
+    (fake / "hooks" / "session_start.py").write_text("")
+    monkeypatch.setattr(ctxmode, "__file__", str(fake / "__init__.py"))
+    with pytest.raises(
+        InstallError, match=r"hook scripts missing from .*/site/ctxmode/hooks: post_tool_use\.py, "
+    ):
+        install("user")
+    assert not user_settings(home).exists()

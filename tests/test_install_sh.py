@@ -1,0 +1,214 @@
+"""./install.sh from this checkout, in a temp HOME and CTXMODE_HOME: a real venv, a real pip.
+
+One install (about 10-30 s) shared by the module; each test reads what it left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ctxmode
+from ctxmode import settings
+from ctxmode.installer import HOOK_TABLE
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
+HOOK_EVENTS = {event for event, _, _ in HOOK_TABLE}
+
+
+def _venv_works() -> bool:
+    probe = subprocess.run(
+        [sys.executable, "-c", "import venv, ensurepip"], capture_output=True, check=False
+    )
+    return probe.returncode == 0 and shutil.which("sh") is not None
+
+
+pytestmark = pytest.mark.skipif(not _venv_works(), reason="python3 -m venv is not possible here")
+
+
+MARK = "# upgraded in place by test_install_sh\n"
+
+
+class Run:
+    """The environment of one install and the output of each install.sh call."""
+
+    def __init__(self, base: Path) -> None:
+        self.home = base / "home"
+        self.data = base / "data"
+        self.home.mkdir()
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("CLAUDE_", "CLAUDECODE", "CTXMODE_", "VIRTUAL_ENV"))
+        }
+        self.env.update(
+            HOME=str(self.home), CTXMODE_HOME=str(self.data), CTXMODE_PYTHON=sys.executable
+        )
+        self.calls: dict[str, subprocess.CompletedProcess[str]] = {}
+        self.texts: dict[str, str] = {}
+        self.init_mtimes: dict[str, int] = {}
+
+    def sh(self, name: str, *args: str, checkout: Path = REPO) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [str(checkout / "install.sh"), *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=str(self.home),
+            timeout=300,
+            check=False,
+        )
+        self.calls[name] = proc
+        if self.settings_file.exists():
+            self.texts[name] = self.settings_file.read_text()
+        if self.installed_init().exists():
+            self.init_mtimes[name] = self.installed_init().stat().st_mtime_ns
+        return proc
+
+    @property
+    def settings_file(self) -> Path:
+        return self.home / ".claude" / "settings.json"
+
+    def installed_init(self) -> Path:
+        found = list((self.data / "venv").glob("lib/python3*/site-packages/ctxmode/__init__.py"))
+        return found[0] if found else self.data / "missing"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """Install from the checkout, then upgrade from a changed copy, then re-run that."""
+    base = tmp_path_factory.mktemp("install-sh")
+    run = Run(base)
+    first = run.sh("first")
+    assert first.returncode == 0, first.stdout + first.stderr
+    newer = base / "checkout-newer"
+    shutil.copytree(
+        REPO, newer, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build")
+    )
+    with open(newer / "ctxmode" / "__init__.py", "a") as handle:
+        handle.write(MARK)
+    run.sh("upgrade", checkout=newer)
+    run.sh("again", checkout=newer)
+    return run
+
+
+def test_prints_one_line_of_proof(run: Run) -> None:
+    out = run.calls["first"].stdout.splitlines()
+    proof = [line for line in out if line.startswith(f"ctxmode {ctxmode.__version__} installed")]
+    assert len(proof) == 1, out
+    assert re.fullmatch(
+        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in ~/\.claude/settings\.json; "
+        r"sample session replayed: \d+ events captured, snapshot OK",
+        proof[0],
+    ), proof[0]
+    assert len(out) <= 5, out  # quiet on success
+    assert run.calls["first"].stderr == ""
+
+
+def test_settings_point_at_the_new_environment(run: Run) -> None:
+    found = settings.registrations(run.texts["first"])
+    assert [(r.event, r.timeout, r.matcher) for r in found] == list(HOOK_TABLE)
+    venv = run.data / "venv"
+    for registration in found:
+        match = re.fullmatch(r"'([^']+)' -I -S '([^']+)'", registration.command)
+        assert match, registration.command
+        python, script = match.groups()
+        assert python.startswith(f"{venv}/bin/python")
+        assert Path(python).is_file()
+        assert "/site-packages/ctxmode/hooks/" in script
+        assert script.endswith(f"/{registration.shim}.py") and Path(script).is_file()
+    assert json.loads(run.texts["first"]).keys() == {"hooks"}
+
+
+def test_data_root_is_private(run: Run) -> None:
+    assert (run.data.stat().st_mode & 0o777) == 0o700
+    assert (run.data / "venv" / "bin" / "ctxmode").is_file()
+
+
+def test_rerun_from_a_newer_checkout_upgrades_in_place(run: Run) -> None:
+    upgrade = run.calls["upgrade"]
+    assert upgrade.returncode == 0, upgrade.stdout + upgrade.stderr
+    assert run.installed_init().read_text().endswith(MARK)
+    assert (
+        f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json; "
+        in upgrade.stdout
+    )
+    assert run.texts["upgrade"] == run.texts["first"]
+    assert sorted(os.listdir(run.settings_file.parent)) == ["settings.json"]
+
+
+def test_rerun_of_the_same_checkout_changes_nothing(run: Run) -> None:
+    again = run.calls["again"]
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "already installed" in again.stdout
+    assert run.texts["again"] == run.texts["first"]
+    # Nothing was rebuilt: the installed files are the upgrade's, untouched.
+    assert run.init_mtimes["again"] == run.init_mtimes["upgrade"]
+    assert run.init_mtimes["upgrade"] != run.init_mtimes["first"]
+
+
+def test_installed_commands_fill_the_store(run: Run, tmp_path: Path) -> None:
+    """The settings' own commands, through sh -c, on the real client's startup stream."""
+    stream = FIXTURES / "stream.print-mode.jsonl"
+    if not stream.is_file():
+        pytest.skip(f"fixtures not found at {FIXTURES}")
+    commands = {r.event: r.command for r in settings.registrations(run.settings_file.read_text())}
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = dict(run.env, CLAUDE_PROJECT_DIR=str(project))
+    calls = 0
+    for line in stream.read_text().splitlines():
+        record: dict[str, Any] = json.loads(line)
+        if record["scenario"] != "startup" or record["event"] not in HOOK_EVENTS:
+            continue
+        proc = subprocess.run(
+            ["sh", "-c", commands[record["event"]]],
+            input=json.dumps(record["payload"]),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=30,
+            check=False,
+        )
+        assert (proc.returncode, proc.stderr) == (0, ""), record["event"]
+        calls += 1
+    assert calls >= 8
+    dump = subprocess.run(
+        [str(run.data / "venv" / "bin" / "ctxmode"), "dump", "--json", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert dump.returncode == 0, dump.stderr
+    sessions = json.loads(dump.stdout)["sessions"]
+    data = " ".join(event["data"] for session in sessions for event in session["events"])
+    assert "hello.py" in data
+    assert "nonexistent-mock-dir" in data  # the failed command's error
+
+
+def test_uninstall_removes_the_hooks_and_keeps_the_data(run: Run) -> None:
+    proc = run.sh("uninstall", "--uninstall")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (
+        "ctxmode hooks removed: ~/.claude/settings.json deleted (ctxmode had created it)"
+        in proc.stdout
+    )
+    assert not run.settings_file.exists()
+    assert (run.data / "venv").is_dir()
+
+
+def test_bad_option_is_refused(run: Run) -> None:
+    proc = run.sh("bad", "--bogus")
+    assert proc.returncode == 2
+    assert "unknown option: --bogus" in proc.stderr
