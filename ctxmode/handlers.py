@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from ctxmode.hookrun import Context
     from ctxmode.payload import HookInput
 
+# How long a compaction snapshot is reserved for its own session (see on_session_start).
+COMPACT_GRACE_SECONDS = 600.0
+
+
 def handle(inp: HookInput, ctx: Context) -> str | None:
     handler = _HANDLERS.get(inp.event)
     if handler is None or not inp.session_id:
@@ -135,25 +139,34 @@ def _store_events(store: Store, inp: HookInput, ctx: Context, events: list[Sessi
     claimed, pending = spool.take(ctx.root, ctx.store_path)
     if pending or claimed:
         try:
-            for session_id, spooled in pending:
-                store.add_events(session_id, spooled, source_hook="spool",
-                                 project_dir=inp.project_dir, max_events=cap)
+            # One transaction, each line once (markers): a kill at any point neither
+            # loses nor doubles what was spooled.
+            store.add_batches(pending, source_hook="spool", project_dir=inp.project_dir,
+                              max_events=cap)
         except BaseException:
             spool.give_back(claimed, ctx.root, ctx.store_path)
             raise
         spool.finish(claimed)
+        # The import may have waited for the lock: the next wait must still end before
+        # the deadline, or the watchdog would leave with this call's events unspooled.
+        wait_ms = int(max(0.1, min(ctx.remaining() - 0.5, 3.0)) * 1000)
+        store.conn.execute(f"PRAGMA busy_timeout = {wait_ms:d}")
     store.add_events(inp.session_id, events, source_hook=inp.event, project_dir=inp.project_dir,
                      max_events=cap)
 
 
 def _record(inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object],
-            store: Store | None = None) -> None:
-    """Store events; if the store stays locked past our deadline, spool them instead."""
+            store: Store | None = None) -> bool:
+    """Store events; if the store stays locked past our deadline, spool them instead.
+
+    Returns False when the store was locked (the caller should not wait for it again).
+    """
     own = store is None
     try:
         if store is None:
             store = _open(ctx)
         _store_events(store, inp, ctx, events, cfg)
+        return True
     except StoreLocked:
         if events:
             spool.put(ctx.root, ctx.store_path, inp.session_id, events)
@@ -161,6 +174,7 @@ def _record(inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[
                           f"store locked; {len(events)} event(s) spooled for the next hook")
         else:
             hooklog.write(ctx.log_dir, "WARN", inp.event, "store locked; nothing to record")
+        return False
     finally:
         if own and store is not None:
             store.close()
@@ -216,7 +230,10 @@ def on_prompt(inp: HookInput, ctx: Context) -> str | None:
     events = _extract(inp, cfg)
     store = _open(ctx)
     try:
-        _record(inp, ctx, events, cfg, store)
+        # Locked past the busy timeout: a claim would wait as long again and run into
+        # the watchdog. The snapshot stays unclaimed for the next prompt.
+        if not _record(inp, ctx, events, cfg, store):
+            return None
         if store.has_unclaimed(inp.session_id, kind="compact"):
             resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
                                         kind="compact")
@@ -272,7 +289,16 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             if store.session_flag(inp.session_id, "cleared"):
                 return None
             resume = store.claim_resume(claimed_by=inp.session_id,
-                                        exclude_session=inp.session_id)
+                                        exclude_session=inp.session_id, kind="end")
+            if resume is None:
+                # Another session's compaction snapshot belongs to that session's own
+                # SessionStart(compact), due within the compaction: only one that is
+                # still unclaimed long after (the compaction never finished) is left
+                # for a new session to pick up. Taking it earlier would leave the
+                # compacted session with nothing.
+                resume = store.claim_resume(claimed_by=inp.session_id,
+                                            exclude_session=inp.session_id, kind="compact",
+                                            min_age_seconds=COMPACT_GRACE_SECONDS)
             return resume.snapshot if resume is not None else None
         if source == "clear":
             # A clean slate: this new session must never inherit what came before it.

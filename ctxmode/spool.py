@@ -3,8 +3,10 @@
 When another process holds the store's write lock past a hook's deadline, the events
 it accepted are appended here (one JSON line per hook call, a single ``O_APPEND``
 write, so concurrent writers never interleave) and the next hook that gets the lock
-moves them into the store in its own transaction. The file is claimed by an atomic
-rename, so two hooks never import the same lines twice.
+moves them into the store in one transaction. The file is claimed by an atomic
+rename, so two hooks never import the same lines twice, and each line's marker is
+recorded in that transaction, so a file left behind by an importer killed after its
+commit is not imported again either.
 
 Files: ``<data root>/spool/<store name>.jsonl``.
 """
@@ -15,6 +17,11 @@ import os
 
 from ctxmode import fastjson
 from ctxmode.events import SessionEvent
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # (session id, events, marker): what Store.add_batches takes.
+    Batch = tuple[str, list[SessionEvent], str]
 
 # Never let a stuck store turn the spool into an unbounded file.
 MAX_SPOOL_BYTES = 8 * 1024 * 1024
@@ -46,7 +53,9 @@ def put(root: str, store_path: str, session_id: str, events: list[SessionEvent])
             for event in events
         ],
     }
-    line = (fastjson.dumps(record) + "\n").encode("utf-8", "surrogatepass")
+    # The leading newline ends a line torn by an earlier partial write (a full disk),
+    # so that it cannot swallow this record; take() skips the blank lines.
+    line = ("\n" + fastjson.dumps(record) + "\n").encode("utf-8", "surrogatepass")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line)
@@ -54,24 +63,90 @@ def put(root: str, store_path: str, session_id: str, events: list[SessionEvent])
         os.close(fd)
 
 
-def take(root: str, store_path: str) -> tuple[str, list[tuple[str, list[SessionEvent]]]]:
+def take(root: str, store_path: str) -> tuple[str, list[Batch]]:
     """Claim and read the spool: (claimed file, batches); ("", []) when there is none.
 
-    The caller stores the batches, then calls :func:`finish`, or :func:`give_back` if
-    storing failed, so nothing spooled is lost.
+    Each batch is ``(session_id, events, marker)``: the marker (``spool:`` + a hash of
+    the line) lets ``Store.add_batches`` import each line once, however often a killed
+    importer leaves it behind. The caller stores the batches, then calls
+    :func:`finish`, or :func:`give_back` if storing failed, so nothing spooled is lost. A claimed file left behind by a hook
+    that was killed before it could finish (``<spool>.<dead pid>.taking``) is claimed
+    again here: a kill between the claim and the commit must not lose the events.
     """
     path = spool_path(root, store_path)
-    if not os.path.exists(path):  # the common case: one failed stat
+    folder, live = os.path.split(path)
+    try:
+        # One directory read, like the single stat it replaces: the folder only
+        # exists once something was spooled, which is rare.
+        names = os.listdir(folder)
+    except OSError:
         return "", []
     claimed = f"{path}.{os.getpid()}.taking"
+    sources = [name for name in names if name == live or _orphan(name, live)]
+    chunks: list[bytes] = []
+    for name in sources:
+        source = os.path.join(folder, name)
+        if not chunks:
+            try:
+                os.rename(source, claimed)  # atomic: of racing hooks one wins each file
+                with open(claimed, "rb") as handle:
+                    chunks.append(handle.read())
+            except OSError:
+                pass  # another hook took it first
+            continue
+        # A second file (rare): claim it under a name of ours, then merge it into ours.
+        # A kill in between leaves both named after this pid: claimable again later.
+        extra = f"{path}.{os.getpid()}-{len(chunks)}.taking"
+        try:
+            os.rename(source, extra)
+            with open(extra, "rb") as handle:
+                chunk = b"\n" + handle.read()
+            _append(claimed, chunk)
+            os.unlink(extra)
+        except OSError:
+            continue
+        chunks.append(chunk)
+    if not chunks:
+        return "", []
+    return claimed, _parse(b"".join(chunks))
+
+
+def _append(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        os.rename(path, claimed)
-        with open(claimed, "rb") as handle:
-            lines = handle.read().splitlines()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _orphan(name: str, live: str) -> bool:
+    """Whether ``name`` is ``<live>.<pid>[-<n>].taking`` of a process that is gone."""
+    if not (name.startswith(live + ".") and name.endswith(".taking")):
+        return False
+    pid_text = name[len(live) + 1 : -len(".taking")].split("-", 1)[0]
+    if not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return True  # a namesake before us died: this process has claimed nothing yet
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
     except OSError:
-        return "", []  # another hook took it first
-    batches: list[tuple[str, list[SessionEvent]]] = []
-    for line in lines:
+        return False  # alive (or not ours to signal): still at work
+    return False
+
+
+def _parse(data: bytes) -> list[Batch]:
+    from ctxmode.hashing import sha256_hex
+
+    batches: list[Batch] = []
+    for line in data.splitlines():
+        if not line.strip():
+            continue
         try:
             record = fastjson.loads(line)
             session_id = record["session_id"]
@@ -86,10 +161,12 @@ def take(root: str, store_path: str) -> tuple[str, list[tuple[str, list[SessionE
                 )
                 for item in record["events"]
             ]
-        except (fastjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            continue  # a torn or foreign line: skip it, keep the rest
-        batches.append((str(session_id), events))
-    return claimed, batches
+        except Exception:  # a torn or foreign line: skip it, keep the rest
+            # (Exception, not only JSONDecodeError: in a hook process without the json
+            # package, _json reports some malformed input as SystemError.)
+            continue
+        batches.append((str(session_id), events, "spool:" + sha256_hex(line.decode("latin-1"))))
+    return batches
 
 
 def finish(claimed: str) -> None:
@@ -103,9 +180,5 @@ def give_back(claimed: str, root: str, store_path: str) -> None:
         return
     with open(claimed, "rb") as handle:
         data = handle.read()
-    fd = os.open(spool_path(root, store_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+    _append(spool_path(root, store_path), data if data.endswith(b"\n") else data + b"\n")
     os.unlink(claimed)

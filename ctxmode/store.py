@@ -209,6 +209,19 @@ class _Tx:
                 pass  # the connection is going away with the error anyway
 
 
+class _Joined:
+    """Part of an enclosing :class:`_Tx` (see :meth:`Store.add_batches`): the outer
+    transaction commits, or rolls everything back when an error passes through."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        return None
+
+
 def _identity(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -553,6 +566,8 @@ class Store:
         self.synchronous = "NORMAL"
         # Set when opening this store moved a corrupt one aside: (new name, reason).
         self.incident: tuple[str, str] | None = None
+        # True while add_batches holds the transaction the inserts join.
+        self._batching = False
 
     # ------------------------------------------------------------ opening
 
@@ -830,7 +845,7 @@ class Store:
         sid = _text(session_id)
         hook = _text(source_hook)
         conn = self.conn
-        with _Tx(conn):
+        with _Joined() if self._batching else _Tx(conn):
             rows: list[tuple[object, ...]] = []
             if events:
                 recent = conn.execute(
@@ -881,6 +896,58 @@ class Store:
                         (excess, excess, sid),
                     )
         return len(rows)
+
+    def add_batches(
+        self,
+        batches: Sequence[tuple[str, Sequence[SessionEvent], str]],
+        *,
+        source_hook: str,
+        project_dir: str,
+        max_events: int = MAX_EVENTS,
+    ) -> int:
+        """Insert ``(session_id, events, marker)`` batches in ONE transaction; return how
+        many were imported.
+
+        For the spool: a batch whose ``marker`` (a ``store_meta`` key, e.g. a hash of the
+        spool line) is already recorded was imported before and is skipped, and the
+        markers of the imported ones are recorded in the same transaction. So a spool
+        file left behind by a process killed after its commit is never imported twice.
+        Markers older than a week are dropped on the way.
+        """
+        return self._guard(self._add_batches, batches, source_hook, project_dir, max_events)
+
+    def _add_batches(
+        self,
+        batches: Sequence[tuple[str, Sequence[SessionEvent], str]],
+        source_hook: str,
+        project_dir: str,
+        max_events: int,
+    ) -> int:
+        stamp = iso_utc()
+        imported = 0
+        with _Tx(self.conn) as conn:
+            self._batching = True
+            try:
+                for session_id, events, marker in batches:
+                    key = _text(marker)
+                    seen = "SELECT 1 FROM store_meta WHERE key = ?"
+                    if key and conn.execute(seen, (key,)).fetchone():
+                        continue
+                    self._add_events(
+                        session_id, events, source_hook, project_dir, stamp, max_events
+                    )
+                    if key:
+                        conn.execute(
+                            "INSERT INTO store_meta (key, value) VALUES (?, ?)", (key, stamp)
+                        )
+                    imported += 1
+            finally:
+                self._batching = False
+            conn.execute(
+                "DELETE FROM store_meta WHERE key >= 'spool:' AND key < 'spool;' AND value < ?",
+                (iso_utc(time.time() - 7 * 86400.0),),
+            )
+        return imported
 
     def session_events(self, session_id: str) -> list[SessionEvent]:
         """The session's events, oldest first, every field filled in."""
@@ -1033,12 +1100,14 @@ class Store:
         max_age_seconds: float | None = None,
         now: float | None = None,
         kind: str | None = None,
+        min_age_seconds: float | None = None,
     ) -> Resume | None:
         """Atomically take the newest unclaimed snapshot matching the filters.
 
         One ``BEGIN IMMEDIATE`` transaction selects and marks the row, so of any number
         of racing processes exactly one receives a given snapshot. ``kind`` restricts
-        to ``"compact"`` or ``"end"`` rows. Returns None when nothing matches.
+        to ``"compact"`` or ``"end"`` rows; ``max_age_seconds``/``min_age_seconds`` to
+        rows at most / at least that old. Returns None when nothing matches.
         """
         return self._guard(
             self._claim_resume,
@@ -1048,6 +1117,7 @@ class Store:
             max_age_seconds,
             now,
             kind,
+            min_age_seconds,
         )
 
     def _claim_resume(
@@ -1058,6 +1128,7 @@ class Store:
         max_age_seconds: float | None,
         now: float | None,
         kind: str | None,
+        min_age_seconds: float | None = None,
     ) -> Resume | None:
         clock = time.time() if now is None else now
         where = ["consumed = 0"]
@@ -1075,6 +1146,9 @@ class Store:
             # ISO-8601 strings of one fixed format compare like the times they name.
             where.append("created_at >= ?")
             params.append(iso_utc(clock - max_age_seconds))
+        if min_age_seconds is not None:
+            where.append("created_at <= ?")
+            params.append(iso_utc(clock - min_age_seconds))
         conn = self.conn
         with _Tx(conn):
             row = conn.execute(
@@ -1511,3 +1585,75 @@ class Store:
         after = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return before - after
+
+    # ------------------------------------------------------------ usage statistics
+
+    def event_totals(self, session_id: str | None = None) -> list[tuple[str, str, int, int]]:
+        """``(session_id, category, events, sum of bytes_avoided)`` per session and category."""
+        return self._guard(self._event_totals, session_id)
+
+    def _event_totals(self, session_id: str | None) -> list[tuple[str, str, int, int]]:
+        sql = "SELECT session_id, category, COUNT(*), TOTAL(bytes_avoided) FROM session_events"
+        params: tuple[object, ...] = ()
+        if session_id is not None:
+            sql += " WHERE session_id = ?"
+            params = (_text(session_id),)
+        rows = self.conn.execute(sql + " GROUP BY session_id, category", params).fetchall()
+        return [(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    def resume_sizes(self, session_id: str | None = None) -> list[dict[str, Any]]:
+        """Snapshot rows without their text: ``bytes`` is the snapshot's UTF-8 length."""
+        return self._guard(self._resume_sizes, session_id)
+
+    def _resume_sizes(self, session_id: str | None) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT id, session_id, compact_seq, kind, event_count, created_at, consumed, "
+            "consumed_at, consumed_by, length(CAST(snapshot AS BLOB)) AS bytes "
+            "FROM session_resume"
+        )
+        params: tuple[object, ...] = ()
+        if session_id is not None:
+            sql += " WHERE session_id = ?"
+            params = (_text(session_id),)
+        return _dicts(self.conn.execute(sql + " ORDER BY id", params))
+
+    def record_search(self, session_id: str, output_bytes: int) -> None:
+        """Add one search that printed ``output_bytes`` to the session's tally.
+
+        The tally is ``store_meta['searches:<session id>'] = "<searches> <bytes>"``: one
+        row per session, updated in one ``BEGIN IMMEDIATE`` transaction, so concurrent
+        searches all count and each printed byte counts once.
+        """
+        self._guard(self._record_search, _text(session_id), int(output_bytes))
+
+    def _record_search(self, session_id: str, output_bytes: int) -> None:
+        key = SEARCH_TALLY_PREFIX + session_id
+        with _Tx(self.conn) as conn:
+            row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
+            count, total = _parse_tally(row[0] if row else None)
+            conn.execute(
+                "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)",
+                (key, f"{count + 1} {total + max(output_bytes, 0)}"),
+            )
+
+    def search_tallies(self) -> dict[str, tuple[int, int]]:
+        """``{session_id: (searches, output bytes)}`` recorded by :meth:`record_search`."""
+        rows = self._guard(
+            lambda: self.conn.execute(
+                "SELECT key, value FROM store_meta WHERE key >= ? AND key < ?",
+                (SEARCH_TALLY_PREFIX, SEARCH_TALLY_PREFIX[:-1] + ";"),
+            ).fetchall()
+        )
+        return {str(key)[len(SEARCH_TALLY_PREFIX) :]: _parse_tally(value) for key, value in rows}
+
+
+# store_meta keys of the per-session search tallies (see Store.record_search).
+SEARCH_TALLY_PREFIX = "searches:"
+
+
+def _parse_tally(value: object) -> tuple[int, int]:
+    try:
+        count, total = str(value).split()
+        return int(count), int(total)
+    except ValueError:
+        return 0, 0  # absent or damaged: start again rather than fail a search

@@ -8,9 +8,10 @@ The parsing, validation and atomic writes live in :mod:`ctxmode.config`.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
 
 import click
+from click.decorators import FC
 
 from ctxmode import config
 from ctxmode.cli.common import echo_json, resolve_project
@@ -24,7 +25,7 @@ def _options_help() -> str:
     return "\n".join(lines)
 
 
-def _project_option(help_text: str) -> Any:
+def _project_option(help_text: str) -> Callable[[FC], FC]:
     return click.option(
         "--project",
         "project",
@@ -45,6 +46,13 @@ def _target(project: str | None) -> tuple[str, str | None]:
         return config.global_path(os.environ), None
     project_dir = resolve_project(project)
     return config.project_path(project_dir), project_dir
+
+
+def _complete_name(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    return [name for name in config.OPTIONS if name.startswith(incomplete)]
+
+
+_name_argument = click.argument("name", shell_complete=_complete_name)
 
 
 def _fail(exc: config.ConfigError) -> click.ClickException:
@@ -87,8 +95,9 @@ def list_cmd(project: str | None, as_json: bool) -> None:
     default_w = max(len("DEFAULT"), *(len(d) for d in defaults))
     click.echo(f"{'NAME':<{name_w}}  {'VALUE':<{value_w}}  {'DEFAULT':<{default_w}}  FROM")
     for row, value, default in zip(rows, values, defaults, strict=True):
-        click.echo(f"{row['name']:<{name_w}}  {value:<{value_w}}  {default:<{default_w}}  "
-                   f"{row['source']}")
+        click.echo(
+            f"{row['name']:<{name_w}}  {value:<{value_w}}  {default:<{default_w}}  {row['source']}"
+        )
     for row in rows:
         for problem in row["problems"]:
             click.echo(f"warning: {row['name']}: {problem}", err=True)
@@ -99,7 +108,7 @@ def _shown(path: str) -> str:
 
 
 @config_group.command(name="get")
-@click.argument("name")
+@_name_argument
 @_project_option(_VIEW_HELP)
 def get_cmd(name: str, project: str | None) -> None:
     """Print the effective value of NAME."""
@@ -113,7 +122,7 @@ def get_cmd(name: str, project: str | None) -> None:
 
 
 @config_group.command(name="set")
-@click.argument("name")
+@_name_argument
 @click.argument("value")
 @_project_option(_FILE_HELP)
 def set_cmd(name: str, value: str, project: str | None) -> None:
@@ -128,7 +137,7 @@ def set_cmd(name: str, value: str, project: str | None) -> None:
 
 
 @config_group.command(name="unset")
-@click.argument("name")
+@_name_argument
 @_project_option(_FILE_HELP)
 def unset_cmd(name: str, project: str | None) -> None:
     """Remove NAME from the global (or the project's) file."""

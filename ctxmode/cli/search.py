@@ -1,0 +1,445 @@
+"""``ctxmode search``: find stored events by text.
+
+This is what the snapshot's ``<lookup>`` hints run, through the model's Bash tool, so
+the query is literal text (``:``, ``?``, ``'``, ``-``, ``AND``/``OR`` mean themselves)
+and the output must show the whole stored item, not a preview. Ranking and matching
+are the store's (:meth:`ctxmode.store.Store.search`): every word of the query must
+occur in the event's data, as a case-insensitive substring.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+import time
+from typing import Any
+
+import click
+import orjson
+
+from ctxmode.cli.common import color_enabled, open_store, project_option, relative_time
+from ctxmode.events import CATEGORIES, TYPES
+from ctxmode.store import SEARCH_CANDIDATES, SearchHit, Store, StoreError, iso_utc, parse_query
+
+DEFAULT_LIMIT = 10
+# The human output folds identical events (same type and data, e.g. a file read ten
+# times) into one block, so it ranks every candidate the store considers (its cost
+# hardly depends on the limit) and shows the best ``--limit`` distinct items.
+FETCH_PER_BLOCK = 4
+WRAP_WIDTH = 100
+INDENT = "    "
+PRIORITY_NAMES = {1: "critical", 2: "high", 3: "normal", 4: "low", 5: "minor"}
+NARROW_HINT = "--session ID, --category C, --type T or --since 24h"
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_RELATIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
+
+
+# ---------------------------------------------------------------- options
+
+
+def parse_since(text: str, now: float | None = None) -> str:
+    """``7d``/``24h``/``30m``/``2w`` ago, or an ISO date/time (UTC unless it has an offset),
+    as the store's timestamp format."""
+    raw = text.strip()
+    relative = _RELATIVE.fullmatch(raw.lower())
+    if relative:
+        seconds = float(relative.group(1)) * _UNITS[relative.group(2)]
+        return iso_utc((time.time() if now is None else now) - seconds)
+    import datetime
+
+    if raw[-1:] in ("Z", "z"):
+        raw = raw[:-1] + "+00:00"  # Python 3.10's fromisoformat does not read "Z"
+    try:
+        moment = datetime.datetime.fromisoformat(raw)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is neither a duration (30m, 24h, 7d, 2w) nor an ISO date/time"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)  # stored times are UTC
+    return iso_utc(moment.timestamp())
+
+
+def _since_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return parse_since(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def resolve_session(store: Store, given: str) -> str:
+    """A full session id from ``given`` or from a unique prefix of one (the short ids shown)."""
+    ids = [str(meta["session_id"]) for meta in store.sessions()]
+    if given in ids:
+        return given
+    matches = [sid for sid in ids if sid.startswith(given)]
+    if len(matches) > 1:
+        shown = ", ".join(matches[:5]) + (", …" if len(matches) > 5 else "")
+        raise click.BadParameter(
+            f"{given!r} is the start of {len(matches)} session ids ({shown})",
+            param_hint="--session",
+        )
+    return matches[0] if matches else given
+
+
+# ---------------------------------------------------------------- searching
+
+
+def find(
+    store: Store,
+    query: str,
+    *,
+    session_id: str | None = None,
+    category: str | None = None,
+    type_: str | None = None,
+    since: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> list[SearchHit]:
+    """The best ``limit`` hits for ``query``, best first.
+
+    Event data is stored as JSON, where a backslash is written ``\\\\``: a query holding
+    one (a Windows path, a regex) is also run in that form, so the text the user sees is
+    the text that matches.
+    """
+    variants = [query]
+    escaped = query.replace("\\", "\\\\")
+    if escaped != query:
+        variants.insert(0, escaped)
+    best: dict[int, SearchHit] = {}
+    for variant in variants:
+        for hit in store.search(
+            variant,
+            session_id=session_id,
+            category=category,
+            type=type_,
+            since=since,
+            limit=limit,
+        ):
+            key = int(hit.id or 0)
+            if key not in best or hit.rank > best[key].rank:
+                best[key] = hit
+    ranked = sorted(best.values(), key=lambda h: (-h.rank, -int(h.id or 0)))
+    return ranked[:limit]
+
+
+class Block:
+    """One item of the human output: a hit and the identical events folded into it."""
+
+    __slots__ = ("count", "first_at", "hit", "sessions")
+
+    def __init__(self, hit: SearchHit) -> None:
+        self.hit = hit
+        self.count = 1
+        self.first_at = hit.created_at or ""
+        self.sessions = {hit.session_id}
+
+    def add(self, hit: SearchHit) -> None:
+        self.count += 1
+        self.first_at = min(self.first_at, hit.created_at or "")
+        self.sessions.add(hit.session_id)
+
+
+def fold(hits: list[SearchHit]) -> list[Block]:
+    """Group hits with the same type and data, in rank order of each group's best hit."""
+    blocks: dict[tuple[str, str], Block] = {}
+    for hit in hits:
+        key = (hit.type, hit.data)
+        if key in blocks:
+            blocks[key].add(hit)
+        else:
+            blocks[key] = Block(hit)
+    return list(blocks.values())
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return orjson.dumps(value).decode()
+
+
+def _inline(value: Any) -> str:
+    """A list item on one line: ``key: value, key: value`` for objects."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
+    return _scalar(value)
+
+
+def data_fields(data: str) -> list[tuple[str, str]]:
+    """``(key, text)`` pairs of an event's data: its JSON object decoded, or the raw text."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return [("", data)]
+    if not isinstance(value, dict):
+        return [("", data)]
+    fields: list[tuple[str, str]] = []
+    for key, item in value.items():
+        if isinstance(item, list) and item and any(isinstance(x, dict) for x in item):
+            fields.append((str(key), "\n".join("- " + _inline(x) for x in item)))
+        elif isinstance(item, list) and all(not isinstance(x, (dict, list)) for x in item):
+            fields.append((str(key), ", ".join(_scalar(x) for x in item)))
+        else:
+            fields.append((str(key), _scalar(item)))
+    return fields
+
+
+def wrap_field(key: str, text: str, width: int = WRAP_WIDTH) -> list[str]:
+    """``key: text`` wrapped at spaces (never inside a word) with a hanging indent."""
+    head = f"{INDENT}{key}: " if key else INDENT
+    hang = " " * len(head)
+    out: list[str] = []
+    for number, line in enumerate(text.split("\n")):
+        prefix = head if number == 0 else hang
+        pieces = textwrap.wrap(
+            line,
+            width=max(width - len(prefix), 20),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        if not pieces:
+            out.append(prefix.rstrip())
+            continue
+        out.append(prefix + pieces[0])
+        out.extend(hang + piece for piece in pieces[1:])
+    return out
+
+
+def _stamp(iso: str | None) -> str:
+    if not iso:
+        return "-"
+    return f"{iso[:10]} {iso[11:19]} UTC"
+
+
+def block_lines(number: int, block: Block, now: float | None = None) -> tuple[str, list[str]]:
+    """The header line and the data lines of one block."""
+    hit = block.hit
+    priority = int(hit.priority)
+    parts = [
+        f"[{number}] {_stamp(hit.created_at)} ({relative_time(hit.created_at, now)})",
+        f"session {str(hit.session_id or '')[:8]}",
+        f"{hit.category}/{hit.type}",
+        f"priority {priority} ({PRIORITY_NAMES.get(priority, '?')})",
+    ]
+    if hit.agent_type or hit.agent_id:
+        parts.append(f"subagent {hit.agent_type or hit.agent_id}")
+    lines: list[str] = []
+    for key, text in data_fields(str(hit.data)):
+        lines.extend(wrap_field(key, text))
+    if block.count > 1:
+        where = f" in {len(block.sessions)} sessions" if len(block.sessions) > 1 else ""
+        lines.append(
+            f"{INDENT}({block.count} identical events{where}, first {_stamp(block.first_at)})"
+        )
+    return " · ".join(parts), lines
+
+
+def highlighter(terms: list[str]) -> re.Pattern[str] | None:
+    """A pattern matching any query term, case-insensitively (longest first)."""
+    wanted = sorted({t for t in terms if t}, key=len, reverse=True)
+    if not wanted:
+        return None
+    return re.compile("|".join(re.escape(t) for t in wanted), re.IGNORECASE)
+
+
+def render(
+    query: str,
+    blocks: list[Block],
+    *,
+    total: int,
+    capped: bool,
+    limit: int,
+    filters: str,
+    color: bool,
+    now: float | None = None,
+) -> str:
+    """The human output of a search: one block per match, then a footer line.
+
+    ``blocks`` are the ones shown, of ``total`` distinct matches found; ``capped`` when
+    the store stopped at its candidate limit, so that more may exist.
+    """
+    pattern = highlighter(parse_query(query)) if color else None
+    out: list[str] = []
+    for number, block in enumerate(blocks, start=1):
+        header, lines = block_lines(number, block, now)
+        out.append(click.style(header, bold=True) if color else header)
+        for line in lines:
+            if pattern is not None:
+                line = pattern.sub(lambda m: click.style(m.group(0), fg="yellow", bold=True), line)
+            out.append(line)
+        out.append("")
+    shown = len(blocks)
+    events = sum(block.count for block in blocks)
+    noun = "match" if shown == 1 else "matches"
+    subject = f"{_subject(query)}{filters}"
+    folded = f" ({events} events, identical ones folded)" if events > shown else ""
+    if total > shown:
+        out.append(
+            f"{shown} of {total}{'+' if capped else ''} matches {subject}{folded}; "
+            f"raise --limit (now {limit}) or narrow with {NARROW_HINT}."
+        )
+    elif capped:
+        out.append(
+            f"{shown} {noun} {subject}{folded}, among the newest matching events only: "
+            f"narrow with {NARROW_HINT} to reach older ones."
+        )
+    else:
+        out.append(f"{shown} {noun} {subject}{folded}. Narrow with {NARROW_HINT}.")
+    return "\n".join(out) + "\n"
+
+
+def _subject(query: str) -> str:
+    if not query:
+        return "among the newest events"
+    # Quoted for reading, not repr(): a backslash in the query shows as itself.
+    return f"for '{query}'" if "'" not in query else f'for "{query}"'
+
+
+def describe_filters(**filters: str | None) -> str:
+    """`` (session x, category y)`` for the footer, or ``""``."""
+    parts = [f"{name} {value}" for name, value in filters.items() if value is not None]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def hit_json(hit: SearchHit) -> dict[str, Any]:
+    """The ``--json`` form of a hit: every event field, then rank and snippet."""
+    return {
+        "id": hit.id,
+        "session_id": hit.session_id,
+        "created_at": hit.created_at,
+        "category": hit.category,
+        "type": hit.type,
+        "priority": hit.priority,
+        "data": hit.data,
+        "source_hook": hit.source_hook,
+        "agent_id": hit.agent_id,
+        "agent_type": hit.agent_type,
+        "tool_use_id": hit.tool_use_id,
+        "bytes_avoided": hit.bytes_avoided,
+        "rank": hit.rank,
+        "snippet": hit.snippet,
+    }
+
+
+def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = None) -> bool:
+    """Count a search's output into ``bytes_returned`` when a Claude Code session ran it.
+
+    Only then did the bytes reach a model's context (a person at a terminal reads them
+    instead). The session is ``CLAUDE_CODE_SESSION_ID``; a search run by Claude Code
+    without it counts for no session (in the overall figures only). A store that cannot
+    take the write (locked, read-only) loses the count, never the search.
+    """
+    environ = os.environ if env is None else env
+    session = environ.get("CLAUDE_CODE_SESSION_ID", "")
+    if not session and not environ.get("CLAUDECODE"):
+        return False
+    try:
+        store.record_search(session, output_bytes)
+    except StoreError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- the command
+
+
+@click.command()
+@click.argument("query", nargs=-1)
+@project_option
+@click.option("--session", help="Only this session (a full id, or the start of one).")
+@click.option(
+    "--category",
+    type=click.Choice(CATEGORIES),
+    metavar="CATEGORY",
+    help=f"Only events of this category ({', '.join(CATEGORIES)}).",
+)
+@click.option(
+    "--type",
+    "type_",
+    type=click.Choice(sorted(TYPES)),
+    metavar="TYPE",
+    help="Only events of this type (file_edit, git_commit, tool_error, ...).",
+)
+@click.option(
+    "--since",
+    callback=_since_option,
+    metavar="WHEN",
+    help="Only events at or after WHEN: 30m, 24h, 7d, 2w ago, or an ISO date/time (UTC).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=DEFAULT_LIMIT,
+    show_default=True,
+    help="Show at most this many matches.",
+)
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of hits (all event fields).")
+def search(
+    query: tuple[str, ...],
+    project: str | None,
+    session: str | None,
+    category: str | None,
+    type_: str | None,
+    since: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Find stored events whose data contains every word of QUERY.
+
+    QUERY is literal text (several words are joined with spaces); "double quotes"
+    keep a phrase together. Matching is by substring, case-insensitive; the best
+    matches (relevance, then recency) are shown with their full stored data.
+    """
+    text = " ".join(query).strip()
+    if not text and not (session or category or type_ or since):
+        raise click.UsageError("give a QUERY (or a filter, to list the newest events)")
+    with open_store(project) as store:
+        try:
+            if session is not None:
+                session = resolve_session(store, session)
+            options: dict[str, Any] = {
+                "session_id": session,
+                "category": category,
+                "type_": type_,
+                "since": since,
+            }
+            if as_json:
+                hits = find(store, text, limit=limit, **options)
+                output = orjson.dumps([hit_json(h) for h in hits], option=orjson.OPT_INDENT_2)
+                click.echo(output.decode())
+                record_output(store, len(output) + 1)
+                return
+            fetch = max(SEARCH_CANDIDATES, limit * FETCH_PER_BLOCK)
+            fetched = find(store, text, limit=fetch, **options)
+        except StoreError as exc:
+            raise click.ClickException(f"search failed: {exc}") from exc
+        filters = describe_filters(session=session, category=category, type=type_, since=since)
+        if not fetched:
+            output_text = f"no matches {_subject(text)}{filters}.\n"
+            if len(parse_query(text)) > 1:
+                output_text += "Every word must occur in an event: try fewer or shorter words.\n"
+        else:
+            blocks = fold(fetched)
+            output_text = render(
+                text,
+                blocks[:limit],
+                total=len(blocks),
+                capped=len(fetched) >= fetch,
+                limit=limit,
+                filters=filters,
+                color=color_enabled(),
+            )
+        click.echo(output_text, nl=False)
+        record_output(store, len(click.unstyle(output_text).encode("utf-8")))

@@ -1,0 +1,410 @@
+"""``ctxmode sessions``, ``ctxmode show-snapshot`` and ``ctxmode purge``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import click
+import orjson
+
+from ctxmode import paths
+from ctxmode.cli.common import (
+    color_enabled,
+    echo_json,
+    open_store,
+    project_option,
+    relative_time,
+    store_path_for,
+)
+from ctxmode.doctor import file_size, human_size
+from ctxmode.store import Store, StoreError, parse_iso
+
+# Reasons store.discard_unclaimed writes into consumed_by instead of a session id.
+RETIRE_REASONS = ("resumed", "clear", "superseded")
+TITLE_MIN = 20
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def first_prompt(store: Store, session_id: str) -> str | None:
+    """The text of the session's first recorded user prompt."""
+    row = store.conn.execute(
+        "SELECT data FROM session_events WHERE session_id = ? AND type = 'user_prompt' "
+        "ORDER BY id LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        value = orjson.loads(row[0])
+    except orjson.JSONDecodeError:
+        return str(row[0])
+    text = value.get("text") if isinstance(value, dict) else None
+    return text if isinstance(text, str) else None
+
+
+def title(text: str | None, width: int) -> str:
+    """One line of at most ``width`` characters (whitespace collapsed, ``…`` when cut)."""
+    if not text:
+        return "(no prompt recorded)"
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: max(1, width - 1)].rstrip() + "…"
+
+
+def local_time(iso: str | None) -> str:
+    """``2026-12-02 15:04`` in local time, from a store timestamp."""
+    if not iso:
+        return "-"
+    epoch = parse_iso(iso)
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch)) if epoch else iso
+
+
+def session_rows(store: Store) -> list[dict[str, Any]]:
+    """One dict per session, most recently active first."""
+    rows = []
+    resumes = store.resumes()
+    for meta in store.sessions():
+        session_id = meta["session_id"]
+        own = [r for r in resumes if r["session_id"] == session_id]
+        rows.append(
+            {
+                "session_id": session_id,
+                "project_dir": meta.get("project_dir"),
+                "started_at": meta.get("started_at"),
+                "last_event_at": meta.get("last_event_at"),
+                "event_count": int(meta.get("event_count") or 0),
+                "compact_count": int(meta.get("compact_count") or 0),
+                "snapshots": len(own),
+                "unclaimed_snapshots": sum(1 for r in own if not r["consumed"]),
+                "title": first_prompt(store, session_id),
+            }
+        )
+    return rows
+
+
+def resolve_session(store: Store, wanted: str) -> str:
+    """The full id of ``wanted`` (an id or a unique prefix of one)."""
+    ids = [meta["session_id"] for meta in store.sessions()]
+    ids += [r["session_id"] for r in store.resumes() if r["session_id"] not in ids]
+    if wanted in ids:
+        return str(wanted)
+    matches = [sid for sid in ids if sid.startswith(wanted)]
+    if len(matches) == 1:
+        return str(matches[0])
+    if not matches:
+        raise click.ClickException(f"no session {wanted!r} in {store.path} (see ctxmode sessions)")
+    shown = ", ".join(matches[:5])
+    raise click.ClickException(f"{wanted!r} matches {len(matches)} sessions: {shown}; give more")
+
+
+def pretty_xml(text: str) -> str:
+    """The snapshot indented by nesting; the text itself unchanged. Raw if it does not parse."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError:
+        return text
+    ElementTree.indent(root, space="  ")
+    return ElementTree.tostring(root, encoding="unicode")
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def claim_state(resume: dict[str, Any]) -> str:
+    if not resume.get("consumed"):
+        if resume.get("kind") == "compact":
+            return "unclaimed: this session's next SessionStart (compact) or prompt injects it"
+        return "unclaimed: a later session may pick it up (resume, or startup when configured)"
+    by = resume.get("consumed_by") or "?"
+    when = relative_time(resume.get("consumed_at"))
+    if by in RETIRE_REASONS:
+        return f"retired ({by}) {when}"
+    return f"claimed by session {by} {when}"
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+@click.command(name="sessions")
+@project_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON document (full session ids).")
+def sessions_cmd(project: str | None, as_json: bool) -> None:
+    """List the project's sessions, most recently active first.
+
+    One line each: start, last activity, events, compactions, session id (its first
+    8 characters are enough wherever an id is asked for) and the first prompt as title.
+    """
+    project_dir, path = store_path_for(project)
+    if not os.path.exists(path):
+        if as_json:
+            echo_json({"project_dir": project_dir, "store": path, "sessions": []})
+        else:
+            click.echo(f"No sessions recorded for {project_dir} yet.")
+        return
+    with open_store(project) as store:
+        rows = session_rows(store)
+    if as_json:
+        echo_json({"project_dir": project_dir, "store": path, "sessions": rows})
+        return
+    if not rows:
+        click.echo(f"No sessions recorded for {project_dir}.")
+        return
+    header = (
+        f"{'STARTED':<16}  {'LAST ACTIVE':<11}  {'EVENTS':>6}  {'COMPACT':>7}  {'SESSION':<8}  "
+    )
+    width = max(TITLE_MIN, shutil.get_terminal_size((100, 24)).columns - len(header) - 1)
+    click.echo(header + "TITLE")
+    for row in rows:
+        click.echo(
+            f"{local_time(row['started_at']):<16}  {relative_time(row['last_event_at']):<11}  "
+            f"{row['event_count']:>6}  {row['compact_count']:>7}  {row['session_id'][:8]:<8}  "
+            f"{title(row['title'], width)}"
+        )
+
+
+# --------------------------------------------------------------------------- show-snapshot
+
+
+def choose_resume(
+    store: Store, session: str | None, seq: int | None, kind: str | None
+) -> dict[str, Any]:
+    """The snapshot to show: the newest (of ``kind``, with ``seq``) of the chosen session."""
+    resumes = store.resumes()
+    if session is not None:
+        session_id = resolve_session(store, session)
+        resumes = [r for r in resumes if r["session_id"] == session_id]
+    elif resumes:
+        # The newest session (by activity) that has a snapshot.
+        order = [meta["session_id"] for meta in store.sessions()]
+        with_snapshots = {r["session_id"] for r in resumes}
+        session_id = next(
+            (sid for sid in order if sid in with_snapshots), resumes[-1]["session_id"]
+        )
+        resumes = [r for r in resumes if r["session_id"] == session_id]
+    if kind is None and seq is not None:
+        kind = "compact"  # --seq N is the N-th compaction unless --kind end says otherwise
+    if kind is not None:
+        resumes = [r for r in resumes if r["kind"] == kind]
+    if seq is not None:
+        resumes = [r for r in resumes if r["compact_seq"] == seq]
+    if not resumes:
+        what = []
+        if kind:
+            what.append(f"kind {kind}")
+        if seq is not None:
+            what.append(f"#{seq}")
+        detail = f" ({', '.join(what)})" if what else ""
+        raise click.ClickException(f"no snapshot{detail} found in {store.path}")
+    return max(resumes, key=lambda r: (str(r["created_at"]), int(r["id"])))
+
+
+@click.command(name="show-snapshot")
+@click.argument("session", required=False)
+@click.option("--seq", type=int, help="The snapshot of the N-th compaction (or end, with --kind).")
+@click.option(
+    "--kind",
+    type=click.Choice(["compact", "end"]),
+    help="Only snapshots taken at compaction, or at the end of a session.",
+)
+@click.option("--raw", is_flag=True, help="Print the snapshot exactly as stored (not indented).")
+@project_option
+def show_snapshot_cmd(
+    session: str | None, seq: int | None, kind: str | None, raw: bool, project: str | None
+) -> None:
+    """Show a stored <session_resume> snapshot, pretty-printed.
+
+    The newest snapshot of SESSION (an id or a unique prefix), or of the most recently
+    active session that has one; a header line says whether it was injected yet.
+    """
+    with open_store(project) as store:
+        resume = choose_resume(store, session, seq, kind)
+    snapshot = str(resume["snapshot"])
+    size = len(snapshot.encode("utf-8"))
+    click.echo(
+        f"snapshot #{resume['compact_seq']} ({resume['kind']}) of session {resume['session_id']}: "
+        f"{size:,} bytes, {resume['event_count']} events, taken "
+        f"{relative_time(resume['created_at'])}; {claim_state(resume)}"
+    )
+    body = (snapshot if raw else pretty_xml(snapshot)).rstrip("\n")
+    if color_enabled():
+        body = _TAG.sub(lambda m: click.style(m.group(0), fg="cyan"), body)
+    click.echo(body)
+
+
+# --------------------------------------------------------------------------- purge
+
+CURRENT = ""  # the value of a bare --project: the current project
+
+
+def store_file_set(path: str) -> list[str]:
+    """A store and everything that belongs to it: -wal, -shm, moved-aside copies."""
+    folder, name = os.path.split(path)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    keep = (name, name + "-wal", name + "-shm")
+    return sorted(
+        os.path.join(folder, n) for n in names if n in keep or n.startswith(name + ".corrupt-")
+    )
+
+
+def data_files(root: str) -> list[str]:
+    """Every file of recorded data under the data root: stores, spool, logs."""
+    found: list[str] = []
+    for sub in ("sessions", "spool", "logs"):
+        folder = os.path.join(root, sub)
+        for base, _, names in os.walk(folder):
+            found.extend(os.path.join(base, n) for n in names)
+    return sorted(found)
+
+
+def _size(files: Sequence[str]) -> int:
+    total = 0
+    for path in files:
+        with contextlib.suppress(OSError):
+            total += os.path.getsize(path)
+    return total
+
+
+def _human(size: int) -> str:
+    return human_size(size)
+
+
+def _remove(files: Sequence[str]) -> int:
+    removed = 0
+    for path in files:
+        try:
+            os.unlink(path)
+            removed += 1
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def _spool_files(root: str, store_path: str) -> list[str]:
+    folder = os.path.join(root, "spool")
+    stem = os.path.splitext(os.path.basename(store_path))[0] + ".jsonl"
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, n) for n in names if n.startswith(stem))
+
+
+def _purge_rows(store: Store, session: str | None, older_than: float | None) -> str:
+    before = file_size(store.path)
+    if session is not None:
+        session_id = resolve_session(store, session)
+        snapshots = sum(1 for r in store.resumes(session_id))
+        events = store.purge_session(session_id)
+        what = f"session {session_id}: {events} events and {snapshots} snapshot(s) removed"
+    else:
+        assert older_than is not None
+        count = store.purge_older_than(older_than)
+        what = f"{count} session(s) idle for more than {older_than:g} days removed"
+    # Merge the FTS index (which drops the deleted entries' traces from its segments)
+    # and give the freed pages back to the file system.
+    store.vacuum(optimize_fts=True)
+    after = file_size(store.path)
+    return f"{what}; store {_human(before)} -> {_human(after)}"
+
+
+@click.command(name="purge")
+@click.option("--session", metavar="ID", help="Remove one session (an id or a unique prefix).")
+@click.option(
+    "--project",
+    "project",
+    is_flag=False,
+    flag_value=CURRENT,
+    default=None,
+    metavar="[DIR]",
+    type=click.Path(file_okay=False),
+    help="Alone: remove everything recorded for the project (default: the current one). "
+    "With --session/--older-than: the project to purge in.",
+)
+@click.option("--older-than", type=float, metavar="DAYS", help="Remove sessions idle for longer.")
+@click.option("--all", "purge_all", is_flag=True, help="Remove every store, spool and log.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+def purge_cmd(
+    session: str | None,
+    project: str | None,
+    older_than: float | None,
+    purge_all: bool,
+    yes: bool,
+) -> None:
+    """Delete recorded data for real and give the disk space back.
+
+    Exactly one of: --session ID, --older-than DAYS, --project [DIR] (the whole
+    project's store), --all (every store under the data root). --project and --all
+    ask for confirmation unless --yes.
+    """
+    modes = [
+        name
+        for name, on in (
+            ("--session", session is not None),
+            ("--older-than", older_than is not None),
+            ("--all", purge_all),
+        )
+        if on
+    ]
+    if len(modes) > 1:
+        raise click.UsageError(
+            f"choose one of --session, --older-than, --all (not {' and '.join(modes)})"
+        )
+    if purge_all and project is not None:
+        raise click.UsageError("--all removes every project's data: leave out --project")
+    if not modes and project is None:
+        raise click.UsageError(
+            "say what to purge: --session ID, --older-than DAYS, --project [DIR] or --all"
+        )
+    if older_than is not None and older_than < 0:
+        raise click.UsageError("--older-than takes a number of days >= 0")
+    root = paths.data_root(os.environ)
+    if purge_all:
+        files = data_files(root)
+        if not files:
+            click.echo(f"Nothing recorded under {root}.")
+            return
+        stores = sum(1 for f in files if f.endswith(".db"))
+        if not yes:
+            click.confirm(
+                f"Delete {stores} store(s) and all recorded data under {root} "
+                f"({len(files)} files, {_human(_size(files))})?",
+                abort=True,
+            )
+        size = _size(files)
+        removed = _remove(files)
+        click.echo(f"Removed {removed} files ({_human(size)}) under {root}.")
+        return
+    project_arg = None if project in (None, CURRENT) else project
+    project_dir, path = store_path_for(project_arg)
+    if not os.path.exists(path):
+        click.echo(f"Nothing recorded for {project_dir}.")
+        return
+    if not modes:  # the whole project
+        files = store_file_set(path) + _spool_files(root, path)
+        if not yes:
+            click.confirm(
+                f"Delete everything recorded for {project_dir} ({_human(_size(files))})?",
+                abort=True,
+            )
+        size = _size(files)
+        with paths.FileLock(os.path.dirname(path)):
+            removed = _remove(files)
+        click.echo(f"Removed the store of {project_dir}: {removed} file(s), {_human(size)}.")
+        return
+    try:
+        with open_store(project_arg) as store:
+            click.echo(_purge_rows(store, session, older_than))
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc

@@ -1,0 +1,111 @@
+"""``ctxmode stats``: what the store holds, and the context bytes against the raw traffic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import orjson
+
+from ctxmode import stats as stats_mod
+from ctxmode.cli.common import open_store, project_option, relative_time
+from ctxmode.cli.search import resolve_session
+from ctxmode.store import StoreError
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _size(nbytes: int) -> str:
+    """Exact bytes, with a binary-unit reading when large."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{nbytes:,} B ({nbytes / scale:.1f} {unit})"
+    return f"{nbytes:,} B"
+
+
+def _ratio(entry: dict[str, Any]) -> str:
+    if entry["ratio"] is None:
+        return "- (nothing put into the context yet)"
+    if not entry["bytes_avoided"]:
+        return "- (no raw tool traffic recorded)"
+    return f"{entry['ratio']:,.1f} : 1 (avoided : returned)"
+
+
+def entry_lines(entry: dict[str, Any]) -> list[str]:
+    """The indented lines shared by a session and the overall block."""
+    categories = ", ".join(f"{c} {_n(n)}" for c, n in entry["events_by_category"].items())
+    lines = [
+        f"  events       {_n(entry['events'])} stored"
+        + (f", {_n(entry['evicted'])} evicted over the cap" if entry["evicted"] else "")
+        + (f": {categories}" if categories else ""),
+        f"  compactions  {_n(entry['compactions'])}; snapshots {_n(entry['snapshots_stored'])} "
+        f"stored, {_n(entry['snapshots_claimed'])} claimed, "
+        f"{_n(entry['snapshots_discarded'])} retired unread",
+        f"  searches     {_n(entry['searches'])} run by the model",
+        f"  returned     {_size(entry['bytes_returned'])} into the context "
+        f"(snapshots {_n(entry['snapshot_bytes'])}, searches {_n(entry['search_bytes'])})",
+        f"  avoided      {_size(entry['bytes_avoided'])} of raw tool traffic stood for",
+        f"  ratio        {_ratio(entry)}",
+    ]
+    return lines
+
+
+def render(document: dict[str, Any], now: float | None = None) -> str:
+    """The human form of the stats document."""
+    store = document["store"]
+    per_event = store["bytes_per_event"]
+    out = [
+        f"store {store['path']}",
+        f"  {_size(store['file_bytes'])} on disk, {_n(store['events'])} events in "
+        f"{_n(store['sessions'])} session{'' if store['sessions'] == 1 else 's'}"
+        + (f", {per_event:,.0f} B per event" if per_event is not None else "")
+        + ("" if store["full_text_search"] else "; no FTS5: search uses LIKE"),
+        "",
+    ]
+    for entry in document["sessions"]:
+        out.append(
+            f"session {entry['session_id']} (started {relative_time(entry['started_at'], now)}, "
+            f"last event {relative_time(entry['last_event_at'], now)})"
+        )
+        out.extend(entry_lines(entry))
+        out.append("")
+    overall = document["overall"]
+    noun = "session" if overall["sessions"] == 1 else "sessions"
+    out.append(f"overall ({_n(overall['sessions'])} {noun})")
+    out.extend(entry_lines(overall))
+    if overall["other_searches"]:
+        out.append(
+            f"  (the searches include {_n(overall['other_searches'])} run outside a stored "
+            f"session: {_n(overall['other_search_bytes'])} B)"
+        )
+    return "\n".join(out) + "\n"
+
+
+@click.command()
+@project_option
+@click.option("--session", help="Only this session (a full id, or the start of one).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON document: store, overall, sessions."
+)
+def stats(project: str | None, session: str | None, as_json: bool) -> None:
+    """Events, compactions, snapshots and searches, per session and overall.
+
+    bytes_returned: what ctxmode put into the model's context (claimed snapshots and
+    the output of searches the model ran). bytes_avoided: the raw tool traffic
+    (tool input and response) that the stored events stand for.
+    """
+    with open_store(project) as store:
+        try:
+            if session is not None:
+                session = resolve_session(store, session)
+            document = stats_mod.collect(store, session)
+        except StoreError as exc:
+            raise click.ClickException(f"stats failed: {exc}") from exc
+    if session is not None and not document["sessions"]:
+        raise click.ClickException(f"no session {session!r} in {document['store']['path']}")
+    if as_json:
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(render(document), nl=False)

@@ -1,0 +1,1015 @@
+"""``ctxmode doctor``'s checks: plain functions that look, never change, and explain.
+
+Each check returns :class:`Check` records (``ok``/``warn``/``fail``, a one-line summary,
+a one-line fix, optional detail lines); ``ctxmode.cli.doctor`` only formats them. The
+inputs (environment, project, clock, the settings files' locations) are parameters, so
+the tests run every check against a temp HOME and a temp data root.
+
+What is checked, in order: the interpreter and packages; SQLite and FTS5; the data
+root and its permissions; the configuration files; which Claude Code settings files
+register which ctxmode hooks (stale paths, duplicates, missing events, the SessionStart
+``compact`` matcher, the plugin enabled as well, other memory tools on the same
+events); the project's store; recent errors in the hook log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import stat
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import ctxmode
+from ctxmode import config, hooklog, paths, settings
+from ctxmode.settings import Registration, SettingsError
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+STATUSES = (OK, WARN, FAIL)
+
+MIN_PYTHON = (3, 10)
+# SQLite 3.34 brought FTS5's trigram tokenizer (the search index); older ones fall back
+# to LIKE. WAL and everything else the store uses are much older.
+TRIGRAM_SQLITE = (3, 34, 0)
+LOG_WINDOW_SECONDS = 24 * 3600
+# An error this recent is a live problem (fail); older ones within the window warn.
+LOG_FRESH_SECONDS = 3600
+# A compaction snapshot still unclaimed after this long was never injected.
+STALE_COMPACT_SECONDS = 600
+
+# Events whose absence breaks ctxmode outright (nothing recorded, nothing injected).
+CORE_EVENTS = ("PostToolUse", "SessionStart")
+SESSION_START_SOURCES = ("startup", "resume", "clear", "compact", "fork")
+
+# Words in a hook command (or a plugin name) that give away another memory tool: two
+# tools injecting a resume at SessionStart give the model two competing stories.
+OTHER_MEMORY_MARKERS = (
+    "context-mode",
+    "context_mode",
+    "claude-mem",
+    "mem0",
+    "supermemory",
+    "memory",
+    "memento",
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding: ``status`` is ``ok``, ``warn`` or ``fail``."""
+
+    group: str
+    name: str
+    status: str
+    summary: str
+    fix: str = ""
+    details: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "name": self.name,
+            "status": self.status,
+            "summary": self.summary,
+            "fix": self.fix,
+            "details": list(self.details),
+        }
+
+
+@dataclass
+class SettingsFile:
+    """One Claude Code settings file as doctor sees it."""
+
+    scope: str  # user, project, local
+    path: str
+    exists: bool = False
+    error: str | None = None
+    registrations: list[Registration] = field(default_factory=list)
+    plugins: list[str] = field(default_factory=list)  # enabled ctxmode plugin keys
+    other_plugins: list[str] = field(default_factory=list)  # other enabled plugin keys
+    foreign: list[tuple[str, str]] = field(default_factory=list)  # (event, command) not ours
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything the checks read from the outside world."""
+
+    env: Mapping[str, str]
+    project_dir: str
+    now: float
+    package_dir: str = os.path.dirname(ctxmode.__file__)
+    python: str = sys.executable
+
+    @property
+    def root(self) -> str:
+        return paths.data_root(self.env)
+
+    @property
+    def store_path(self) -> str:
+        return paths.store_path(self.project_dir, self.env)
+
+
+def run_all(ctx: Context) -> list[Check]:
+    """Every check, in display order."""
+    checks: list[Check] = []
+    for step in (
+        check_python,
+        check_package,
+        check_sqlite,
+        check_data_root,
+        check_config,
+        check_hooks,
+        check_store,
+        check_log,
+    ):
+        checks.extend(step(ctx))
+    return checks
+
+
+def exit_code(checks: Iterable[Check]) -> int:
+    return 1 if any(check.status == FAIL for check in checks) else 0
+
+
+def human_size(size: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"  # pragma: no cover - the loop always returns
+
+
+def age(seconds: float) -> str:
+    """``42s``, ``5m``, ``3h``, ``2d``."""
+    seconds = max(0.0, seconds)
+    for unit, span in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= span:
+            return f"{int(seconds // span)}{unit}"
+    return f"{int(seconds)}s"
+
+
+# --------------------------------------------------------------------------- environment
+
+
+def check_python(ctx: Context) -> list[Check]:
+    version = ".".join(str(part) for part in sys.version_info[:3])
+    if sys.version_info[:2] < MIN_PYTHON:
+        return [
+            Check(
+                "environment",
+                "python",
+                FAIL,
+                f"Python {version} is too old (ctxmode needs 3.10 or newer)",
+                "reinstall with a newer interpreter: CTXMODE_PYTHON=/path/to/python3.12 ./install.sh",
+            )
+        ]
+    return [Check("environment", "python", OK, f"Python {version} at {ctx.python}")]
+
+
+def _dist_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def check_package(ctx: Context) -> list[Check]:
+    deps = []
+    missing = []
+    for name in ("click", "orjson", "platformdirs"):
+        found = _dist_version(name)
+        if found is None:
+            missing.append(name)
+        else:
+            deps.append(f"{name} {found}")
+    summary = f"ctxmode {ctxmode.__version__} in {ctx.package_dir}"
+    if deps:
+        summary += f" ({', '.join(deps)})"
+    hooks_dir = os.path.join(ctx.package_dir, "hooks")
+    shims = [
+        name + ".py"
+        for name in settings.SHIMS.values()
+        if not os.path.isfile(os.path.join(hooks_dir, name + ".py"))
+    ]
+    if shims:
+        return [
+            Check(
+                "environment",
+                "package",
+                FAIL,
+                f"hook scripts missing from {hooks_dir}: {', '.join(shims)}",
+                "reinstall ctxmode: ./install.sh (or pip install --force-reinstall ctxmode)",
+            )
+        ]
+    if missing:
+        return [
+            Check(
+                "environment",
+                "package",
+                WARN,
+                f"{summary}; not installed as a distribution: {', '.join(missing)}",
+                "install ctxmode with pip or ./install.sh so its dependencies are pinned",
+            )
+        ]
+    return [Check("environment", "package", OK, summary)]
+
+
+def fts5_status() -> tuple[bool, str]:
+    """Whether this SQLite builds the trigram FTS5 index, and why not if it cannot."""
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(data, tokenize='trigram')")
+    except sqlite3.OperationalError as exc:
+        return False, str(exc)
+    finally:
+        conn.close()
+    return True, "trigram"
+
+
+def check_sqlite(ctx: Context) -> list[Check]:
+    import sqlite3
+
+    version = sqlite3.sqlite_version
+    available, why = fts5_status()
+    if ctx.env.get("CTXMODE_NO_FTS", "") not in ("", "0"):
+        return [
+            Check(
+                "environment",
+                "sqlite",
+                WARN,
+                f"SQLite {version}; FTS5 turned off by CTXMODE_NO_FTS: new stores search with LIKE",
+                "unset CTXMODE_NO_FTS (it exists for tests)",
+            )
+        ]
+    if not available:
+        return [
+            Check(
+                "environment",
+                "sqlite",
+                WARN,
+                f"SQLite {version} without FTS5 trigram ({why}): search falls back to LIKE",
+                "use a Python built against SQLite 3.34+ with FTS5 (python.org, uv, pyenv builds)",
+            )
+        ]
+    return [Check("environment", "sqlite", OK, f"SQLite {version} with FTS5 (trigram)")]
+
+
+# --------------------------------------------------------------------------- data root
+
+
+def _mode(path: str) -> int | None:
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        return None
+
+
+def _private_problems(root: str) -> list[str]:
+    """Folders not 0700 and files not 0600 among the data ctxmode writes."""
+    problems = []
+    for folder in (root, *(os.path.join(root, sub) for sub in ("sessions", "logs", "spool"))):
+        mode = _mode(folder)
+        if mode is None:
+            continue
+        if mode & 0o077:
+            problems.append(f"{folder} is {mode:04o} (expected 0700)")
+        if folder == root:
+            continue
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            file_mode = _mode(path)
+            if file_mode is None or not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            if file_mode & 0o077:
+                problems.append(f"{path} is {file_mode:04o} (expected 0600)")
+    return problems
+
+
+def store_files(root: str) -> list[str]:
+    """Every store database under ``<root>/sessions`` (``*.db``), sorted."""
+    folder = os.path.join(root, "sessions")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, name) for name in names if name.endswith(".db"))
+
+
+def file_size(path: str) -> int:
+    """A store's size on disk, with its ``-wal``."""
+    total = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(OSError):
+            total += os.path.getsize(path + suffix)
+    return total
+
+
+def check_data_root(ctx: Context) -> list[Check]:
+    root = ctx.root
+    if not os.path.exists(root):
+        parent = os.path.dirname(root)
+        while parent and not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        if parent and not os.access(parent, os.W_OK | os.X_OK):
+            return [
+                Check(
+                    "data",
+                    "data root",
+                    FAIL,
+                    f"{root} does not exist and {parent} is not writable: hooks cannot record",
+                    f"create it: mkdir -p -m 700 {shlex.quote(root)}, or set CTXMODE_HOME",
+                )
+            ]
+        return [
+            Check(
+                "data",
+                "data root",
+                OK,
+                f"{root} does not exist yet; the first hook call creates it (0700)",
+            )
+        ]
+    if not os.path.isdir(root):
+        return [
+            Check(
+                "data",
+                "data root",
+                FAIL,
+                f"{root} is not a directory",
+                "move the file away, or set CTXMODE_HOME to a directory",
+            )
+        ]
+    checks = []
+    writable = all(
+        os.access(folder, os.W_OK | os.X_OK)
+        for folder in (root, os.path.join(root, "sessions"), os.path.join(root, "logs"))
+        if os.path.isdir(folder)
+    )
+    stores = store_files(root)
+    total = sum(file_size(path) for path in stores)
+    summary = f"{root} ({len(stores)} store{'s' if len(stores) != 1 else ''}, {human_size(total)})"
+    if not writable:
+        checks.append(
+            Check(
+                "data",
+                "data root",
+                FAIL,
+                f"{root} (or its sessions/logs folder) is not writable: hooks cannot record",
+                f"chown -R $USER {shlex.quote(root)} && chmod -R u+rwX {shlex.quote(root)}",
+            )
+        )
+    else:
+        checks.append(Check("data", "data root", OK, summary))
+    loose = _private_problems(root)
+    if loose:
+        checks.append(
+            Check(
+                "data",
+                "permissions",
+                WARN,
+                f"{len(loose)} path(s) readable by others: session records can hold code "
+                "and prompts",
+                f"chmod 700 on the folders and 600 on the files (e.g. chmod -R go-rwx "
+                f"{shlex.quote(root)})",
+                tuple(loose),
+            )
+        )
+    else:
+        checks.append(Check("data", "permissions", OK, "folders 0700, files 0600"))
+    return checks
+
+
+# --------------------------------------------------------------------------- config
+
+
+def check_config(ctx: Context) -> list[Check]:
+    rows = config.explain(ctx.env, ctx.project_dir)
+    files = [config.global_path(ctx.env), config.project_path(ctx.project_dir)]
+    problems: list[str] = []
+    broken: list[str] = []
+    for path in files:
+        try:
+            config.read_file(path)
+        except config.ConfigError as exc:
+            broken.append(str(exc))
+            continue
+        for key in config.unknown_keys(path):
+            problems.append(f"unknown option {key!r} in {path} (ignored)")
+    bad_regex: list[str] = []
+    for row in rows:
+        for problem in row["problems"]:
+            (bad_regex if "regular expression" in problem else problems).append(
+                f"{row['name']}: {problem}"
+            )
+    if bad_regex:
+        return [
+            Check(
+                "config",
+                "config",
+                FAIL,
+                "a redact pattern is not a valid regular expression: every hook call fails",
+                "ctxmode config set redact_patterns '[...]' (or unset it)",
+                tuple(bad_regex + broken + problems),
+            )
+        ]
+    if broken or problems:
+        return [
+            Check(
+                "config",
+                "config",
+                WARN,
+                f"{len(broken) + len(problems)} problem(s) in the configuration files",
+                "ctxmode config list shows what is in effect; fix with ctxmode config set/unset",
+                tuple(broken + problems),
+            )
+        ]
+    changed = [
+        f"{row['name']}={config.format_value(row['value'])}"
+        for row in rows
+        if row["source"] != "default"
+    ]
+    summary = "defaults" if not changed else f"{len(changed)} option(s) set: {', '.join(changed)}"
+    return [Check("config", "config", OK, summary)]
+
+
+# --------------------------------------------------------------------------- settings files
+
+
+def _home(env: Mapping[str, str]) -> str:
+    home = env.get("HOME", "")
+    return home if os.path.isabs(home) else os.path.expanduser("~")
+
+
+def user_settings_path(env: Mapping[str, str]) -> str:
+    """``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``."""
+    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    base = configured or os.path.join(_home(env), ".claude")
+    if configured.startswith("~"):
+        base = _home(env) + configured[1:]
+    return os.path.join(os.path.abspath(base), "settings.json")
+
+
+def settings_paths(ctx: Context) -> list[tuple[str, str]]:
+    """(scope, path) of every settings file Claude Code merges for the project."""
+    return [
+        ("user", user_settings_path(ctx.env)),
+        ("project", os.path.join(ctx.project_dir, ".claude", "settings.json")),
+        ("local", os.path.join(ctx.project_dir, ".claude", "settings.local.json")),
+    ]
+
+
+def _foreign_commands(value: Any) -> list[tuple[str, str]]:
+    hooks = value.get("hooks") if isinstance(value, dict) else None
+    found: list[tuple[str, str]] = []
+    if not isinstance(hooks, dict):
+        return found
+    for event, groups in hooks.items():
+        for group in groups if isinstance(groups, list) else []:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else []:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if isinstance(command, str) and not settings.is_ctxmode_command(command):
+                    found.append((str(event), command))
+    return found
+
+
+def read_settings(scope: str, path: str) -> SettingsFile:
+    info = SettingsFile(scope, path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return info
+    except OSError as exc:
+        info.exists = True
+        info.error = f"cannot read: {exc.strerror}"
+        return info
+    info.exists = True
+    try:
+        text = data.decode("utf-8")
+        value = settings.parse(text, path)
+        info.registrations = settings.registrations(text)
+        info.plugins = settings.enabled_plugins(text)
+    except UnicodeDecodeError:
+        info.error = "not UTF-8 text"
+        return info
+    except SettingsError as exc:
+        info.error = str(exc)
+        return info
+    plugins = value.get("enabledPlugins") if isinstance(value, dict) else None
+    if isinstance(plugins, dict):
+        info.other_plugins = [
+            key for key, on in plugins.items() if on is True and key not in info.plugins
+        ]
+    info.foreign = _foreign_commands(value)
+    return info
+
+
+def matcher_matches(matcher: Any, value: str) -> bool:
+    """Claude Code's matcher rule: empty/``*``/absent match all; ``A|B`` are exact names;
+    anything else is a regular expression."""
+    if matcher is None or matcher in ("", "*"):
+        return True
+    if not isinstance(matcher, str):
+        return False
+    if re.fullmatch(r"[A-Za-z0-9_|]+", matcher):
+        return value in matcher.split("|")
+    try:
+        return re.search(matcher, value) is not None
+    except re.error:
+        return False
+
+
+def command_paths(command: str) -> tuple[str | None, str | None]:
+    """(interpreter, hook script) named by a ctxmode hook command, as far as they parse."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None, None
+    script = next((word for word in words if settings.is_ctxmode_command(word)), None)
+    interpreter = words[0] if words and words[0] != script else None
+    return interpreter, script
+
+
+def _exists_as_command(word: str, env: Mapping[str, str]) -> bool:
+    if "$" in word:
+        return True  # expanded by the shell at run time (e.g. ${CLAUDE_PLUGIN_ROOT}): not ours to judge
+    if os.sep in word or "/" in word:
+        return os.path.isfile(word) and os.access(word, os.X_OK)
+    import shutil
+
+    return shutil.which(word, path=env.get("PATH")) is not None
+
+
+def stale_paths(reg: Registration, env: Mapping[str, str]) -> list[str]:
+    """What a registered command runs that does not exist (interpreter, script)."""
+    interpreter, script = command_paths(reg.command)
+    missing = []
+    if interpreter is not None and not _exists_as_command(interpreter, env):
+        missing.append(f"interpreter {interpreter}")
+    if script is not None and "$" not in script and not os.path.isfile(script):
+        missing.append(f"script {script}")
+    if interpreter is None and script is None:
+        missing.append("a command that does not parse")
+    return missing
+
+
+def _display(path: str, env: Mapping[str, str]) -> str:
+    home = _home(env)
+    if home not in ("", "/") and path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path
+
+
+def _scope_flag(scope: str, project_dir: str) -> str:
+    if scope == "user":
+        return ""
+    return f" --{scope} {shlex.quote(project_dir)}"
+
+
+def check_hooks(ctx: Context) -> list[Check]:
+    files = [read_settings(scope, path) for scope, path in settings_paths(ctx)]
+    return hook_checks(files, ctx)
+
+
+def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
+    """The registration checks over already-read settings files."""
+    checks: list[Check] = []
+    env = ctx.env
+    for info in files:
+        if info.error:
+            checks.append(
+                Check(
+                    "hooks",
+                    f"{info.scope} settings",
+                    FAIL,
+                    f"{_display(info.path, env)}: {info.error}",
+                    "fix the file by hand (Claude Code ignores a malformed settings file)",
+                )
+            )
+    registered = [(info, reg) for info in files for reg in info.registrations]
+    plugin_keys = [(info, key) for info in files for key in info.plugins]
+
+    # Where the hooks come from.
+    details = []
+    for info in files:
+        if info.registrations:
+            events = ", ".join(dict.fromkeys(reg.event for reg in info.registrations))
+            details.append(f"{info.scope}: {_display(info.path, env)}: {events}")
+        for key in info.plugins:
+            details.append(f"{info.scope}: {_display(info.path, env)}: plugin {key} enabled")
+    if not registered and not plugin_keys:
+        checks.append(
+            Check(
+                "hooks",
+                "registration",
+                FAIL,
+                "ctxmode's hooks are not registered in any settings file: nothing is recorded",
+                "ctxmode install (user scope), or ctxmode install --project DIR",
+                tuple(
+                    f"{info.scope}: {_display(info.path, env)}"
+                    + ("" if info.exists else " (no file)")
+                    for info in files
+                ),
+            )
+        )
+        return checks + other_tool_checks(files, ctx)
+
+    # Stale interpreter or script paths.
+    stale = [(info, reg, stale_paths(reg, env)) for info, reg in registered]
+    stale = [item for item in stale if item[2]]
+    if stale:
+        scopes = dict.fromkeys(info.scope for info, _, _ in stale)
+        fixes = "; ".join(f"ctxmode install{_scope_flag(s, ctx.project_dir)}" for s in scopes)
+        checks.append(
+            Check(
+                "hooks",
+                "stale paths",
+                FAIL,
+                f"{len(stale)} registered hook(s) run something that does not exist: "
+                "they fail on every call",
+                f"{fixes} (replaces ctxmode's old entries in place)",
+                tuple(
+                    f"{info.scope} {reg.event}: missing {' and '.join(what)}"
+                    for info, reg, what in stale
+                ),
+            )
+        )
+
+    # Missing events (over all scopes, as Claude Code merges them; the plugin has all).
+    present = {reg.event for _, reg in registered}
+    missing = [event for event in settings.SHIMS if event not in present]
+    if missing and not plugin_keys:
+        core = [event for event in missing if event in CORE_EVENTS]
+        checks.append(
+            Check(
+                "hooks",
+                "events",
+                FAIL if core else WARN,
+                f"no ctxmode hook for {', '.join(missing)}"
+                + (": nothing is recorded or injected there" if core else ""),
+                "ctxmode install (it registers all six events)",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                "hooks",
+                "registration",
+                OK,
+                "all six events registered"
+                + (
+                    f" in {len({info.scope for info, _ in registered})} file(s)"
+                    if registered
+                    else " by the plugin"
+                ),
+                details=tuple(details),
+            )
+        )
+
+    # SessionStart must fire on "compact" (that is when the resume is injected).
+    for info, reg in registered:
+        if reg.event == "SessionStart" and not matcher_matches(reg.matcher, "compact"):
+            checks.append(
+                Check(
+                    "hooks",
+                    "compact matcher",
+                    FAIL,
+                    f"{info.scope} SessionStart matcher {reg.matcher!r} leaves out 'compact': "
+                    "the snapshot is never injected after compaction",
+                    f"ctxmode install{_scope_flag(info.scope, ctx.project_dir)} "
+                    "(matcher startup|resume|clear|compact|fork)",
+                )
+            )
+        if reg.event in ("PostToolUse", "PostToolUseFailure") and reg.matcher not in (
+            None,
+            "",
+            "*",
+        ):
+            checks.append(
+                Check(
+                    "hooks",
+                    "tool matcher",
+                    WARN,
+                    f"{info.scope} {reg.event} matcher {reg.matcher!r}: only those tools are "
+                    "recorded",
+                    f"ctxmode install{_scope_flag(info.scope, ctx.project_dir)} (matches every tool)",
+                )
+            )
+
+    # The same event registered more than once with different commands: both run.
+    by_event: dict[str, list[tuple[SettingsFile, Registration]]] = {}
+    for info, reg in registered:
+        by_event.setdefault(reg.event, []).append((info, reg))
+    doubled = []
+    for event, regs in by_event.items():
+        commands = {reg.command for _, reg in regs}
+        if len(regs) > 1 and (len(commands) > 1 or len({i.scope for i, _ in regs}) < len(regs)):
+            where = ", ".join(f"{info.scope}" for info, _ in regs)
+            doubled.append(f"{event}: {len(regs)} handlers ({where})")
+    if doubled:
+        checks.append(
+            Check(
+                "hooks",
+                "duplicates",
+                WARN,
+                f"{len(doubled)} event(s) have more than one ctxmode handler: each runs",
+                "keep one scope: ctxmode uninstall --project DIR / --local DIR (or --user)",
+                tuple(doubled),
+            )
+        )
+    if plugin_keys and registered:
+        keys = ", ".join(sorted({key for _, key in plugin_keys}))
+        checks.append(
+            Check(
+                "hooks",
+                "plugin",
+                WARN,
+                f"the ctxmode plugin ({keys}) is enabled and settings register the hooks too: "
+                "every hook runs twice",
+                "keep one: disable the plugin in Claude Code's /plugin menu, or ctxmode uninstall",
+            )
+        )
+    return checks + other_tool_checks(files, ctx)
+
+
+def _memory_marker(text: str) -> str | None:
+    lowered = text.lower()
+    return next((marker for marker in OTHER_MEMORY_MARKERS if marker in lowered), None)
+
+
+def other_tool_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
+    """Another memory tool hooked on the events ctxmode uses (or enabled as a plugin)."""
+    found = []
+    for info in files:
+        for event, command in info.foreign:
+            if event in settings.SHIMS and _memory_marker(command):
+                found.append(f"{info.scope} {event}: {command[:120]}")
+        for key in info.other_plugins:
+            if _memory_marker(key.split("@", 1)[0]):
+                found.append(f"{info.scope}: plugin {key} enabled")
+    if not found:
+        return []
+    return [
+        Check(
+            "hooks",
+            "other memory tools",
+            WARN,
+            f"{len(found)} hook(s) of another memory tool on ctxmode's events: the model may "
+            "get two competing resumes",
+            "keep one memory tool per project (remove the other's hooks or disable its plugin)",
+            tuple(found),
+        )
+    ]
+
+
+# --------------------------------------------------------------------------- store
+
+
+def _corrupt_leftovers(store_path: str) -> list[str]:
+    folder, name = os.path.split(store_path)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    prefix = name + ".corrupt-"
+    return sorted(
+        os.path.join(folder, n)
+        for n in names
+        if n.startswith(prefix) and not n.endswith(("-wal", "-shm"))
+    )
+
+
+def check_store(ctx: Context) -> list[Check]:
+    from ctxmode.migrations import SCHEMA_VERSION
+    from ctxmode.store import Store, StoreCorrupt, StoreError, StoreTooNew, parse_iso
+
+    path = ctx.store_path
+    checks: list[Check] = []
+    leftovers = _corrupt_leftovers(path)
+    if leftovers:
+        checks.append(
+            Check(
+                "store",
+                "moved aside",
+                WARN,
+                f"{len(leftovers)} corrupt store(s) of this project were moved aside "
+                f"({human_size(sum(file_size(p) for p in leftovers))})",
+                "nothing was lost from the current store; delete them once you no longer need "
+                "them: rm " + " ".join(shlex.quote(p) + "*" for p in leftovers),
+                tuple(leftovers),
+            )
+        )
+    if not os.path.exists(path):
+        checks.insert(
+            0,
+            Check(
+                "store",
+                "store",
+                OK,
+                f"no store yet for {ctx.project_dir} (nothing recorded here so far)",
+            ),
+        )
+        return checks
+    try:
+        store = Store.open(path, readonly=True)
+    except StoreTooNew as exc:
+        return [
+            Check("store", "store", FAIL, f"{exc}", "upgrade ctxmode: ./install.sh"),
+            *checks,
+        ]
+    except StoreCorrupt as exc:
+        return [
+            Check(
+                "store",
+                "store",
+                FAIL,
+                f"{path} is corrupt: {exc}",
+                "the next hook call moves it aside and starts afresh; or ctxmode purge --project",
+            ),
+            *checks,
+        ]
+    except StoreError as exc:
+        if "predates" in str(exc):  # an older schema: harmless, migrated on next use
+            return [
+                Check("store", "store", WARN, str(exc), "the next hook call migrates it"),
+                *checks,
+            ]
+        return [
+            Check(
+                "store",
+                "store",
+                FAIL,
+                f"{path} cannot be opened: {exc}",
+                "check the file's owner and permissions (chmod 600, owned by you)",
+            ),
+            *checks,
+        ]
+    try:
+        version = store.schema_version()
+        sessions = store.sessions()
+        resumes = store.resumes()
+        fts = store.fts_enabled()
+        incidents = store.incidents()
+        # A read-only connection cannot run FTS5's integrity-check command: a current
+        # store is checked through a plain read-write open (which changes nothing).
+        integrity = store.integrity_check() if version != SCHEMA_VERSION else _integrity(path)
+    except StoreError as exc:
+        return [
+            Check(
+                "store",
+                "store",
+                FAIL,
+                f"{path} cannot be read: {exc}",
+                "the next hook call moves a corrupt store aside and starts afresh; "
+                "or ctxmode purge --project",
+            ),
+            *checks,
+        ]
+    finally:
+        store.close()
+    events = sum(int(row.get("event_count") or 0) for row in sessions)
+    last = max((str(row.get("last_event_at") or "") for row in sessions), default="")
+    unclaimed = [row for row in resumes if not row.get("consumed")]
+    size = file_size(path)
+    last_text = f"last event {age(ctx.now - parse_iso(last))} ago" if last else "no events"
+    summary = (
+        f"schema {version}, {human_size(size)}, {len(sessions)} session(s), {events} events, "
+        f"{last_text}, {len(unclaimed)} unclaimed snapshot(s)"
+        + ("" if fts else ", search without FTS5")
+    )
+    details = [f"path: {path}", f"project: {ctx.project_dir}"]
+    if integrity != "ok":
+        checks.insert(
+            0,
+            Check(
+                "store",
+                "store",
+                FAIL,
+                f"integrity check failed: {integrity.splitlines()[0]}",
+                "ctxmode purge --project (the next hook call then starts a fresh store)",
+                tuple(details + integrity.splitlines()[:10]),
+            ),
+        )
+    elif version != SCHEMA_VERSION:
+        checks.insert(
+            0,
+            Check(
+                "store",
+                "store",
+                WARN,
+                f"{summary} (this ctxmode writes {SCHEMA_VERSION})",
+                "the next hook call migrates it",
+                tuple(details),
+            ),
+        )
+    else:
+        checks.insert(
+            0, Check("store", "store", OK, summary + "; integrity ok", details=tuple(details))
+        )
+    stale = [
+        row
+        for row in unclaimed
+        if row.get("kind") == "compact"
+        and ctx.now - parse_iso(str(row.get("created_at") or "")) > STALE_COMPACT_SECONDS
+    ]
+    if stale:
+        checks.append(
+            Check(
+                "store",
+                "snapshots",
+                WARN,
+                f"{len(stale)} compaction snapshot(s) were never injected (SessionStart compact "
+                "did not run, or its output was dropped)",
+                "check that SessionStart is registered with the 'compact' matcher; "
+                "ctxmode show-snapshot shows them",
+                tuple(f"session {row['session_id']} #{row['compact_seq']}" for row in stale),
+            )
+        )
+    if incidents:
+        checks.append(
+            Check(
+                "store",
+                "incidents",
+                WARN,
+                f"{len(incidents)} incident(s) recorded, newest: {incidents[-1][1]}",
+                "the store was rebuilt; delete the moved-aside files when no longer needed",
+                tuple(text for _, text in incidents[-5:]),
+            )
+        )
+    spool = os.path.join(ctx.root, "spool", os.path.splitext(os.path.basename(path))[0] + ".jsonl")
+    if os.path.exists(spool):
+        checks.append(
+            Check(
+                "store",
+                "spool",
+                WARN,
+                f"{human_size(os.path.getsize(spool))} of events wait in {spool} (the store was "
+                "locked); the next hook call stores them",
+                "nothing to do unless it keeps growing: then look for a process holding the store",
+            )
+        )
+    return checks
+
+
+def _integrity(path: str) -> str:
+    from ctxmode.store import Store, StoreError
+
+    try:
+        with Store.open(path) as store:
+            return store.integrity_check()
+    except StoreError as exc:
+        return str(exc)
+
+
+# --------------------------------------------------------------------------- log
+
+
+def check_log(ctx: Context) -> list[Check]:
+    from ctxmode.store import parse_iso
+
+    log_dir = paths.log_dir(ctx.env)
+    log_path = os.path.join(log_dir, hooklog.LOG_NAME)
+    records = [
+        record
+        for record in hooklog.read_records(log_dir, limit=100_000)
+        if record["level"] in ("ERROR", "WARN")
+        and ctx.now - parse_iso(record["time"]) <= LOG_WINDOW_SECONDS
+    ]
+    if not records:
+        return [Check("log", "hook log", OK, "no errors or warnings in the last 24 h")]
+    errors = [r for r in records if r["level"] == "ERROR"]
+    warnings = len(records) - len(errors)
+    newest = records[-1]
+    newest_age = ctx.now - parse_iso(newest["time"])
+    status = WARN
+    if errors and ctx.now - parse_iso(errors[-1]["time"]) <= LOG_FRESH_SECONDS:
+        status = FAIL
+    counts = []
+    if errors:
+        counts.append(f"{len(errors)} error(s)")
+    if warnings:
+        counts.append(f"{warnings} warning(s)")
+    return [
+        Check(
+            "log",
+            "hook log",
+            status,
+            f"{' and '.join(counts)} in the last 24 h; newest {age(newest_age)} ago: "
+            f"{newest['level']} {newest['event']}: {newest['message'][:160]}",
+            f"read {log_path} (tracebacks are indented under each record)",
+            tuple(
+                f"{r['time']} {r['level']} {r['event']}: {r['message'][:200]}" for r in records[-5:]
+            ),
+        )
+    ]

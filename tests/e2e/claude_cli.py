@@ -1,0 +1,372 @@
+"""Install the real Claude Code CLI from npm into a cache folder and run it hermetically.
+
+The package is pinned to a version verified with this suite (``DEFAULT_VERSION``);
+``CTXMODE_E2E_CLAUDE_VERSION`` picks another one, or ``latest``. Installs land in
+``$CTXMODE_E2E_CACHE`` (default ``$XDG_CACHE_HOME/ctxmode-e2e`` or ``~/.cache/ctxmode-e2e``),
+one folder per version, made atomically: npm installs into a temporary folder that is
+renamed into place only once ``claude --version`` answers with the expected version.
+
+Since 2.1.x the npm package ships the native binary through a per-platform optional
+dependency, which its postinstall script links over ``bin/claude.exe``. Nothing is downloaded
+outside the npm registry. If the postinstall did not run (an npm that refuses install
+scripts), we run it ourselves, and fall back to the platform package's binary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PACKAGE = "@anthropic-ai/claude-code"
+# The version the scenarios were verified against (the fixtures in
+# /work/shared/fixtures come from it too).
+DEFAULT_VERSION = "2.1.197"
+VERSION_ENV = "CTXMODE_E2E_CLAUDE_VERSION"
+NPM_TIMEOUT = 300
+# npm error codes that mean the registry answered and the version is not there.
+_NO_SUCH_VERSION = ("ETARGET", "E404", "notarget")
+
+
+class Unavailable(Exception):
+    """npm or the package cannot be had here: the suite skips with this reason."""
+
+
+@dataclass(frozen=True)
+class ClaudeInstall:
+    executable: Path
+    version: str
+
+
+def cache_root() -> Path:
+    if os.environ.get("CTXMODE_E2E_CACHE"):
+        return Path(os.environ["CTXMODE_E2E_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ctxmode-e2e"
+
+
+def requested_version() -> str:
+    return os.environ.get(VERSION_ENV, "").strip() or DEFAULT_VERSION
+
+
+def _npm() -> str:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise Unavailable("npm is not installed (needed to install @anthropic-ai/claude-code)")
+    return npm
+
+
+def resolve_version(spec: str) -> str:
+    """``latest`` (or any dist-tag / range) → a concrete version, asking the registry."""
+    if spec and spec[0].isdigit() and all(part.isdigit() for part in spec.split(".")):
+        return spec
+    try:
+        out = subprocess.run(
+            [_npm(), "view", f"{PACKAGE}@{spec}", "version", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise Unavailable(f"npm registry did not answer within 60 s ({exc})") from exc
+    if out.returncode != 0:
+        detail = out.stderr.strip()[-400:]
+        if any(code in out.stderr for code in _NO_SUCH_VERSION):
+            raise RuntimeError(f"{PACKAGE}@{spec} does not exist: {detail}")
+        raise Unavailable(f"npm view {PACKAGE}@{spec} failed: {detail}")
+    value = json.loads(out.stdout)
+    return value[-1] if isinstance(value, list) else str(value)
+
+
+def _binary_version(exe: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            [str(exe), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=hermetic_env({}, home=tempfile.gettempdir()),
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    # "2.1.197 (Claude Code)"
+    return out.stdout.strip().split(" ", 1)[0] or None
+
+
+def _find_executable(prefix: Path, version: str) -> Path | None:
+    """The working ``claude`` of an install folder, repairing a skipped postinstall."""
+    bin_link = prefix / "node_modules" / ".bin" / "claude"
+    if _binary_version(bin_link) == version:
+        return bin_link
+    pkg = prefix / "node_modules" / "@anthropic-ai" / "claude-code"
+    install_script = pkg / "install.cjs"
+    if install_script.exists() and shutil.which("node"):
+        subprocess.run(
+            ["node", str(install_script)], cwd=pkg, capture_output=True, timeout=120, check=False
+        )
+        if _binary_version(bin_link) == version:
+            return bin_link
+    for native in sorted((prefix / "node_modules" / "@anthropic-ai").glob("claude-code-*/claude")):
+        if _binary_version(native) == version:
+            return native
+    return None
+
+
+def ensure_claude(spec: str | None = None) -> ClaudeInstall:
+    """The cached install of the requested version, installing it first if needed."""
+    version = resolve_version(spec or requested_version())
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"claude-code-{version}"
+    # One installer at a time (parallel test sessions, or xdist workers).
+    with (root / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if final.exists():
+            exe = _find_executable(final, version)
+            if exe is not None:
+                return ClaudeInstall(exe, version)
+            shutil.rmtree(final, ignore_errors=True)  # a broken install: start over
+        staging = Path(tempfile.mkdtemp(prefix=f".claude-code-{version}-", dir=root))
+        try:
+            try:
+                out = subprocess.run(
+                    [
+                        _npm(),
+                        "install",
+                        "--prefix",
+                        str(staging),
+                        "--no-audit",
+                        "--no-fund",
+                        "--no-save",
+                        "--loglevel=error",
+                        # Offline, npm's default back-off waits over a minute before failing.
+                        "--fetch-retry-mintimeout=2000",
+                        "--fetch-retry-maxtimeout=10000",
+                        f"{PACKAGE}@{version}",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=NPM_TIMEOUT,
+                    cwd=staging,
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise Unavailable(f"npm install {PACKAGE}@{version} timed out") from exc
+            if out.returncode != 0:
+                detail = out.stderr.strip()[-600:]
+                if any(code in out.stderr for code in _NO_SUCH_VERSION):
+                    # The registry answered: a wrong version is a mistake to fix, not a skip.
+                    raise RuntimeError(f"{PACKAGE}@{version} does not exist: {detail}")
+                raise Unavailable(f"npm install {PACKAGE}@{version} failed: {detail}")
+            if _find_executable(staging, version) is None:
+                # The package installed but does not run: that is a real failure, not a skip.
+                raise RuntimeError(
+                    f"{PACKAGE}@{version} installed into {staging} but no working `claude` "
+                    "was found (postinstall skipped and no native binary for this platform?)"
+                )
+            staging.chmod(0o755)  # mkdtemp made it private; the cache is not a secret
+            staging.rename(final)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+        exe = _find_executable(final, version)
+        assert exe is not None
+        return ClaudeInstall(exe, version)
+
+
+# -- running ---------------------------------------------------------------------------------
+
+# Prefixes of inherited variables that would make a run depend on the parent: a Claude Code
+# session running these tests, a real API key, a user's ctxmode data root.
+_DROP_PREFIXES = ("CLAUDE", "ANTHROPIC", "CTXMODE_", "OTEL_", "GIT_", "NODE_OPTIONS")
+_DROP_NAMES = {"CLAUDECODE", "DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY", "IS_SANDBOX"}
+
+
+def hermetic_env(extra: dict[str, str], *, home: str | os.PathLike[str]) -> dict[str, str]:
+    """The parent environment minus anything Claude/ctxmode/git-specific, plus ``extra``."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(_DROP_PREFIXES) and key not in _DROP_NAMES
+    }
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(Path(home) / ".config"),
+        XDG_CACHE_HOME=str(Path(home) / ".cache"),
+        XDG_DATA_HOME=str(Path(home) / ".local" / "share"),
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+        IS_SANDBOX="1",
+        # Newer clients (2.1.3xx) leave the task tools out in print mode unless asked; they
+        # then come as deferred tools, loaded through ToolSearch (see mock_api.load_tools).
+        CLAUDE_CODE_ENABLE_TODO_TOOLS="1",
+        GIT_AUTHOR_NAME="E2E Tester",
+        GIT_AUTHOR_EMAIL="e2e@example.invalid",
+        GIT_COMMITTER_NAME="E2E Tester",
+        GIT_COMMITTER_EMAIL="e2e@example.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    env.update(extra)
+    return env
+
+
+_HOOK_FAILED = re.compile(
+    r"(?i)\b(?:hook\b[^\n]{0,400}?\b(?:failed|error|timed out)\b|"
+    r"(?:PreToolUse|PostToolUse|PostToolUseFailure|UserPromptSubmit|PreCompact|PostCompact|"
+    r"SessionStart|SessionEnd)\b[^\n]{0,400}?\b(?:failed|timed out)\b)"
+)
+
+
+def transcript_hook_problems(home: Path, session_ids: set[str]) -> list[str]:
+    """Hook errors Claude Code recorded in the transcripts of these sessions.
+
+    Failures of tool and prompt hooks are not printed in print mode; the client stores
+    them as ``attachment`` entries (``hook_non_blocking_error`` and the like).
+    """
+    problems = []
+    projects = home / ".claude" / "projects"
+    for sid in sorted(session_ids):
+        for path in sorted(projects.glob(f"*/{sid}.jsonl")) + sorted(
+            projects.glob(f"*/{sid}/**/*.jsonl")
+        ):
+            for line in path.read_text(errors="replace").splitlines():
+                if '"attachment"' not in line or "hook" not in line:
+                    continue
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                attachment = entry.get("attachment") or {}
+                kind = str(attachment.get("type", ""))
+                if "hook" in kind and any(w in kind for w in ("error", "cancel", "timeout")):
+                    problems.append(
+                        f"{path.name}: {kind} {attachment.get('hookName')}: "
+                        f"{str(attachment.get('stderr'))[:300]!r}"
+                    )
+    return problems
+
+
+@dataclass
+class Run:
+    """One finished ``claude -p`` invocation."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        for msg in self.messages:
+            if msg.get("type") == "system" and msg.get("subtype") == "init":
+                return str(msg["session_id"])
+        for msg in self.messages:
+            if msg.get("session_id"):
+                return str(msg["session_id"])
+        raise AssertionError(f"no session_id in the CLI output of {self.args}:\n{self.describe()}")
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        for msg in reversed(self.messages):
+            if msg.get("type") == "result":
+                return msg
+        return None
+
+    def session_ids(self) -> set[str]:
+        return {str(m["session_id"]) for m in self.messages if m.get("session_id")}
+
+    def hook_problems(self) -> list[str]:
+        """Hook failures the CLI showed: stream-json hook responses and printed notices.
+
+        SessionStart runs are reported as ``hook_response`` messages; a failing PreCompact
+        shows in the ``/compact`` output ("PreCompact [cmd] failed: ..."); a failing
+        SessionEnd is printed on stderr. Failures of the other events only reach the
+        transcript (see ``transcript_hook_problems``).
+        """
+        problems = []
+        for msg in self.messages:
+            if msg.get("type") != "system" or msg.get("subtype") != "hook_response":
+                continue
+            name = msg.get("hook_name")
+            if msg.get("outcome") != "success" or msg.get("exit_code") not in (0, None):
+                problems.append(
+                    f"{name}: outcome={msg.get('outcome')} exit={msg.get('exit_code')} "
+                    f"stderr={str(msg.get('stderr'))[:300]!r}"
+                )
+            elif msg.get("stderr"):
+                problems.append(f"{name}: wrote to stderr: {str(msg.get('stderr'))[:300]!r}")
+        for line in (self.stdout + "\n" + self.stderr).splitlines():
+            if '"subtype":"hook_response"' in line:
+                continue
+            for match in _HOOK_FAILED.finditer(line):
+                problems.append(f"CLI printed: {match.group(0)[:400]}")
+        return problems
+
+    def describe(self) -> str:
+        return (
+            f"$ claude {' '.join(self.args)}\nexit={self.returncode} in {self.seconds:.1f}s\n"
+            f"stderr: {self.stderr[-1500:]}\nstdout (tail): {self.stdout[-2500:]}"
+        )
+
+
+def run_claude(
+    install: ClaudeInstall,
+    args: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float = 120,
+) -> Run:
+    """``claude -p ...`` with stream-json output; never raises on a non-zero exit."""
+    argv = [
+        str(install.executable),
+        *args,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-mode",
+        "bypassPermissions",
+    ]
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        code = -9
+        out = _text(exc.stdout)
+        err = _text(exc.stderr) + f"\n[timed out after {timeout}s]"
+    run = Run(args, code, out, err, time.monotonic() - started)
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            with contextlib.suppress(ValueError):
+                run.messages.append(json.loads(line))
+    return run
+
+
+def _text(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")

@@ -1,0 +1,907 @@
+"""``ctxmode search``: literal queries, filters, full output, JSON, the LIKE fallback, and
+every ``<lookup>`` hint of a real snapshot run through ``sh -c`` as the model runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from ctxmode import paths
+from ctxmode.cli import main
+from ctxmode.cli.search import (
+    Block,
+    data_fields,
+    fold,
+    parse_since,
+    render,
+    wrap_field,
+)
+from ctxmode.events import SessionEvent, make
+from ctxmode.store import SearchHit, Store, parse_iso
+from tests.hooktools import REPO, hook_env, run_hook, stream
+
+T0 = "2026-12-02T14:00:00.000Z"
+
+
+def at(minutes: int) -> str:
+    """The store's time format, ``minutes`` after T0."""
+    return f"2026-12-02T{14 + minutes // 60:02d}:{minutes % 60:02d}:00.000Z"
+
+
+def project_store(project: Path) -> Store:
+    return Store.open(paths.store_path(str(project), os.environ))
+
+
+def add(store: Store, session: str, minute: int, *events: SessionEvent) -> None:
+    store.add_events(
+        session, list(events), source_hook="PostToolUse", project_dir="/p", now=at(minute)
+    )
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> Any:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False, env=env)
+
+
+def masked(text: str) -> str:
+    """Relative ages depend on the clock: mask them."""
+    return re.sub(r"\((\d+[smhd] ago|just now)\)", "(AGE)", text)
+
+
+SESSION_A = "aaaa1111-0000-4000-8000-000000000001"
+SESSION_B = "bbbb2222-0000-4000-8000-000000000002"
+
+
+def _fill(folder: Path) -> None:
+    """The events of the ``project`` fixture, into an existing store."""
+    store = project_store(folder)
+    add(
+        store,
+        SESSION_A,
+        0,
+        make("user_prompt", {"text": "Fix the rounding of half cents in invoices."}),
+    )
+    add(store, SESSION_A, 1, make("file_read", {"path": "src/invoice/rounding.py"}))
+    add(
+        store,
+        SESSION_A,
+        2,
+        make(
+            "file_edit",
+            {"path": "src/invoice/rounding.py", "summary": "use Decimal.quantize(ROUND_HALF_UP)"},
+        ),
+    )
+    add(
+        store,
+        SESSION_A,
+        3,
+        make(
+            "tool_error",
+            {
+                "tool": "Bash",
+                "key": "pytest -q tests/test_rounding.py",
+                "error": "AssertionError: 0.125 != 0.13\n1 failed, 4 passed",
+            },
+        ),
+    )
+    add(
+        store,
+        SESSION_A,
+        4,
+        make(
+            "git_commit",
+            {"message": "fix(rounding): half-up AND cents? -- closes #3", "sha": "1a2b3c4"},
+        ),
+    )
+    add(store, SESSION_B, 60, make("file_read", {"path": "C:\\work\\legacy\\rates.csv"}))
+    add(
+        store,
+        SESSION_B,
+        61,
+        make("web_search", {"query": "sqlite fts5 trigram: prefix OR substring?"}),
+    )
+    add(
+        store,
+        SESSION_B,
+        62,
+        make(
+            "todo_write",
+            {
+                "todos": [
+                    {"content": "Write rounding tests", "status": "in_progress"},
+                    {"content": "Update CHANGELOG", "status": "pending"},
+                ]
+            },
+        ),
+    )
+    add(
+        store,
+        SESSION_B,
+        63,
+        make(
+            "decision",
+            {"text": "Use NEAR(a b) literally: it's text; col:value is not a column filter"},
+        ),
+    )
+    store.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project with two sessions of realistic events (ids 1-9, in this order)."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    _fill(folder)
+    return folder
+
+
+def ids(result: Any) -> list[int]:
+    assert result.exit_code == 0, result.output
+    return [hit["id"] for hit in json.loads(result.stdout)]
+
+
+# ------------------------------------------------------------------ human output
+
+
+def test_full_output_of_one_match(project: Path) -> None:
+    result = cli("search", "--project", str(project), "rounding.py", "quantize")
+    assert result.exit_code == 0
+    assert masked(result.stdout) == (
+        "[1] 2026-12-02 14:02:00 UTC (AGE) · session aaaa1111 · file/file_edit · priority 2 (high)\n"
+        "    path: src/invoice/rounding.py\n"
+        "    summary: use Decimal.quantize(ROUND_HALF_UP)\n"
+        "\n"
+        "1 match for 'rounding.py quantize'. Narrow with --session ID, --category C, "
+        "--type T or --since 24h.\n"
+    )
+
+
+def test_multi_line_and_list_data_are_shown_whole(project: Path) -> None:
+    result = cli("search", "--project", str(project), "--limit", "6", "rounding")
+    assert masked(result.stdout) == (
+        "[1] 2026-12-02 14:01:00 UTC (AGE) · session aaaa1111 · file/file_read · priority 4 (low)\n"
+        "    path: src/invoice/rounding.py\n"
+        "\n"
+        "[2] 2026-12-02 14:00:00 UTC (AGE) · session aaaa1111 · prompt/user_prompt · priority 1 (critical)\n"
+        "    text: Fix the rounding of half cents in invoices.\n"
+        "\n"
+        "[3] 2026-12-02 14:04:00 UTC (AGE) · session aaaa1111 · git/git_commit · priority 1 (critical)\n"
+        "    message: fix(rounding): half-up AND cents? -- closes #3\n"
+        "    sha: 1a2b3c4\n"
+        "\n"
+        "[4] 2026-12-02 14:02:00 UTC (AGE) · session aaaa1111 · file/file_edit · priority 2 (high)\n"
+        "    path: src/invoice/rounding.py\n"
+        "    summary: use Decimal.quantize(ROUND_HALF_UP)\n"
+        "\n"
+        "[5] 2026-12-02 14:03:00 UTC (AGE) · session aaaa1111 · error/tool_error · priority 1 (critical)\n"
+        "    tool: Bash\n"
+        "    key: pytest -q tests/test_rounding.py\n"
+        "    error: AssertionError: 0.125 != 0.13\n"
+        "           1 failed, 4 passed\n"
+        "\n"
+        "[6] 2026-12-02 15:02:00 UTC (AGE) · session bbbb2222 · task/todo_write · priority 1 (critical)\n"
+        "    todos: - content: Write rounding tests, status: in_progress\n"
+        "           - content: Update CHANGELOG, status: pending\n"
+        "\n"
+        "6 matches for 'rounding'. Narrow with --session ID, --category C, --type T or --since 24h.\n"
+    )
+
+
+def test_no_matches_is_a_message_not_an_error(project: Path) -> None:
+    result = cli("search", "--project", str(project), "no-such-thing")
+    assert (result.exit_code, result.stdout) == (0, "no matches for 'no-such-thing'.\n")
+    result = cli("search", "--project", str(project), "--category", "git", "rounding.py", "cents")
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "no matches for 'rounding.py cents' (category git).\n"
+        "Every word must occur in an event: try fewer or shorter words.\n",
+    )
+
+
+def test_no_store_is_an_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["search", "--project", str(tmp_path), "x"])
+    assert result.exit_code == 1
+    assert "no ctxmode store for" in result.output
+    assert not Path(paths.store_path(str(tmp_path), os.environ)).exists()
+
+
+def test_bad_options_are_usage_errors(project: Path) -> None:
+    runner = CliRunner()
+    for args, message in [
+        (["search", "--project", str(project)], "give a QUERY"),
+        (
+            ["search", "--project", str(project), "--since", "yesterday", "x"],
+            "'yesterday' is neither",
+        ),
+        (
+            ["search", "--project", str(project), "--category", "files", "x"],
+            "'files' is not one of",
+        ),
+        (["search", "--project", str(project), "--limit", "0", "x"], "0 is not in the range x>=1"),
+    ]:
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, args
+        assert message in result.output, result.output
+
+
+def test_identical_events_fold_into_one_block(tmp_path: Path) -> None:
+    """Twelve reads of one file (one per session) crowd the top: they show as one block,
+    and the edit ranked after all of them is still found (a second, wider fetch)."""
+    store = project_store(tmp_path)
+    for n in range(12):
+        add(store, f"s-{n:02d}", n, make("file_read", {"path": "src/app.py"}))
+    add(store, SESSION_A, 30, make("file_edit", {"path": "src/app.py", "summary": "rename total"}))
+    store.close()
+    result = cli("search", "--project", str(tmp_path), "--limit", "2", "app.py")
+    assert masked(result.stdout) == (
+        "[1] 2026-12-02 14:11:00 UTC (AGE) · session s-11 · file/file_read · priority 4 (low)\n"
+        "    path: src/app.py\n"
+        "    (12 identical events in 12 sessions, first 2026-12-02 14:00:00 UTC)\n"
+        "\n"
+        "[2] 2026-12-02 14:30:00 UTC (AGE) · session aaaa1111 · file/file_edit · priority 2 (high)\n"
+        "    path: src/app.py\n"
+        "    summary: rename total\n"
+        "\n"
+        "2 matches for 'app.py' (13 events, identical ones folded). Narrow with --session ID, "
+        "--category C, --type T or --since 24h.\n"
+    )
+
+
+def test_footer_says_when_more_exist(project: Path) -> None:
+    result = cli("search", "--project", str(project), "--limit", "2", "rounding")
+    assert result.stdout.splitlines()[-1] == (
+        "2 of 6 matches for 'rounding'; raise --limit (now 2) or narrow with "
+        "--session ID, --category C, --type T or --since 24h."
+    )
+    assert result.stdout.count("\n[") == 1  # blocks [1] and [2]
+
+
+# ------------------------------------------------------------------ filters
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["rounding"], [2, 1, 5, 3, 4, 8]),  # best first: the shortest data ranks highest
+        (["--session", SESSION_A, "rounding"], [2, 1, 5, 3, 4]),
+        (["--session", "bbbb", "rounding"], [8]),  # a unique prefix, as shown in the output
+        (["--category", "file", "rounding"], [2, 3]),
+        (["--type", "file_edit", "rounding"], [3]),
+        (["--since", "2026-12-02T14:02:00Z", "--category", "file", "rounding"], [3]),
+        (["--since", "2026-12-02T15:00", "rounding"], [8]),
+        (["--since", "2026-12-02T16:00:00+01:00", "rounding"], [8]),  # = 15:00 UTC
+        (["--since", "2026-12-03", "rounding"], []),
+        (["--category", "error"], [4]),  # a filter alone: the newest events
+        (["--session", SESSION_B, "--limit", "2"], [9, 8]),
+        (["--limit", "1", "rounding"], [2]),
+        (["--session", "nobody", "rounding"], []),
+    ],
+)
+def test_filters(project: Path, args: list[str], expected: list[int]) -> None:
+    assert ids(cli("search", "--project", str(project), "--json", *args)) == expected
+
+
+def test_ambiguous_session_prefix_is_refused(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    for sid in ("abc-1", "abc-2"):
+        add(store, sid, 0, make("file_read", {"path": "x.py"}))
+    store.close()
+    result = CliRunner().invoke(
+        main, ["search", "--project", str(tmp_path), "--session", "abc", "x"]
+    )
+    assert result.exit_code == 2
+    assert "'abc' is the start of 2 session ids (abc-1, abc-2)" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("30m", "2026-12-02T13:30:00.000Z"),
+        ("24h", "2026-12-01T14:00:00.000Z"),
+        ("7d", "2026-11-25T14:00:00.000Z"),
+        ("2w", "2026-11-18T14:00:00.000Z"),
+        ("1.5h", "2026-12-02T12:30:00.000Z"),
+        ("2026-12-01", "2026-12-01T00:00:00.000Z"),
+        ("2026-12-01T10:20", "2026-12-01T10:20:00.000Z"),
+        ("2026-12-01T10:20:30.250Z", "2026-12-01T10:20:30.250Z"),
+        ("2026-12-01 10:20:30+02:00", "2026-12-01T08:20:30.000Z"),
+    ],
+)
+def test_parse_since(text: str, expected: str) -> None:
+    assert parse_since(text, now=parse_iso(T0)) == expected
+
+
+@pytest.mark.parametrize("text", ["yesterday", "7 days", "-3d", "2026-13-01", ""])
+def test_parse_since_refuses(text: str) -> None:
+    with pytest.raises(ValueError, match="neither a duration"):
+        parse_since(text, now=0.0)
+
+
+# ------------------------------------------------------------------ literal queries, both engines
+
+
+LITERAL_QUERIES = [
+    ("half-up AND cents?", [5]),
+    ("AND", [5]),
+    ("OR", [4, 6, 7]),  # case-insensitive substrings: AssertionError, C:\\work
+    ("prefix OR substring?", [7]),
+    ("trigram:", [7]),
+    ("col:value", [9]),
+    ("NEAR(a b)", [9]),
+    ("-- closes #3", [5]),
+    ("Decimal.quantize(ROUND_HALF_UP)", [3]),
+    ("0.125 != 0.13", [4]),
+    ("C:\\work\\legacy", [6]),  # stored JSON-escaped as C:\\work\\legacy
+    ("legacy\\rates.csv", [6]),
+    ("it's", [9]),
+    ('"half cents"', [1]),
+    ('"half cents', [1]),  # an unbalanced quote: the rest is one phrase
+    ("*", []),
+    ("^Fix", []),
+    ("rou", [1, 2, 3, 4, 5, 8]),  # a prefix of a longer word
+    ("ro", [1, 2, 3, 4, 5, 8]),  # shorter than a trigram: LIKE (AssertionError has "ro")
+]
+
+
+@pytest.mark.parametrize("fts", [True, False], ids=["fts5", "like"])
+@pytest.mark.parametrize(("query", "expected"), LITERAL_QUERIES)
+def test_literal_queries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fts: bool, query: str, expected: list[int]
+) -> None:
+    if not fts:
+        monkeypatch.setenv("CTXMODE_NO_FTS", "1")  # the store is then built without FTS5
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    store = project_store(folder)
+    assert store.fts_enabled() is fts
+    store.close()
+    _fill(folder)
+    # "--" ends the options, so that a query may start with "-".
+    got = ids(cli("search", "--project", str(folder), "--json", "--", query))
+    assert sorted(got) == sorted(expected)
+
+
+# ------------------------------------------------------------------ JSON
+
+
+def test_json_shape(project: Path) -> None:
+    result = cli("search", "--project", str(project), "--json", "C:\\work")
+    assert result.exit_code == 0
+    (hit,) = json.loads(result.stdout)
+    assert isinstance(hit.pop("rank"), float)
+    assert hit == {
+        "id": 6,
+        "session_id": SESSION_B,
+        "created_at": "2026-12-02T15:00:00.000Z",
+        "category": "file",
+        "type": "file_read",
+        "priority": 4,
+        "data": '{"path":"C:\\\\work\\\\legacy\\\\rates.csv"}',
+        "source_hook": "PostToolUse",
+        "agent_id": None,
+        "agent_type": None,
+        "tool_use_id": None,
+        "bytes_avoided": 0,
+        "snippet": '{"path":"**C:\\\\work**\\\\legacy\\\\rates.csv"}',
+    }
+    assert cli("search", "--project", str(project), "--json", "nothing-like-it").stdout == "[]\n"
+
+
+# ------------------------------------------------------------------ rendering pieces
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            '{"path":"a.py","offset":10,"limit":null}',
+            [("path", "a.py"), ("offset", "10"), ("limit", "null")],
+        ),
+        (
+            '{"todos":[{"content":"x","status":"pending"},{"content":"y","status":"completed"}]}',
+            [("todos", "- content: x, status: pending\n- content: y, status: completed")],
+        ),
+        (
+            '{"server":"db","tool":"query","args":["sql","limit"]}',
+            [("server", "db"), ("tool", "query"), ("args", "sql, limit")],
+        ),
+        ('{"tasks":[]}', [("tasks", "")]),
+        ('{"replace_all":true,"edits":2}', [("replace_all", "true"), ("edits", "2")]),
+        ('{"nested":{"a":[1,2]}}', [("nested", '{"a":[1,2]}')]),
+        ("plain text, not JSON", [("", "plain text, not JSON")]),
+        (
+            '{"text":"cut off by the 4000-char ceil',
+            [("", '{"text":"cut off by the 4000-char ceil')],
+        ),
+        ("[1,2]", [("", "[1,2]")]),
+    ],
+)
+def test_data_fields(data: str, expected: list[tuple[str, str]]) -> None:
+    assert data_fields(data) == expected
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "width", "expected"),
+    [
+        ("path", "src/app.py", 100, ["    path: src/app.py"]),
+        (
+            "text",
+            "one two three four five six",
+            30,
+            ["    text: one two three four", "          five six"],
+        ),
+        # a word longer than the line is kept whole: wrapped, never cut
+        ("path", "a/" * 20 + "x.py", 30, ["    path: " + "a/" * 20 + "x.py"]),
+        ("plan", "# Plan\n\n1. step", 100, ["    plan: # Plan", "", "          1. step"]),
+        ("", "raw data", 100, ["    raw data"]),
+        ("tasks", "", 100, ["    tasks:"]),
+    ],
+)
+def test_wrap_field(key: str, text: str, width: int, expected: list[str]) -> None:
+    assert wrap_field(key, text, width) == expected
+
+
+def _hit(data: str, **fields: Any) -> SearchHit:
+    event = SessionEvent(
+        "file_edit",
+        "file",
+        2,
+        data,
+        session_id=SESSION_A,
+        created_at="2026-12-02T14:02:00.000Z",
+        id=3,
+        **fields,
+    )
+    return SearchHit(event, 1.0, "")
+
+
+def test_render_highlights_terms_only_in_color() -> None:
+    block = Block(
+        _hit(
+            '{"path":"src/Rounding.py","summary":"round half-up"}',
+            agent_type="reviewer",
+            agent_id="a1",
+        )
+    )
+    now = parse_iso("2026-12-02T14:05:00.000Z")
+    header = (
+        "[1] 2026-12-02 14:02:00 UTC (3m ago) · session aaaa1111 · file/file_edit · "
+        "priority 2 (high) · subagent reviewer"
+    )
+    footer = "1 match for 'round'. Narrow with --session ID, --category C, --type T or --since 24h."
+    plain = render(
+        "round", [block], total=1, capped=False, limit=10, filters="", color=False, now=now
+    )
+    assert plain == (
+        f"{header}\n    path: src/Rounding.py\n    summary: round half-up\n\n{footer}\n"
+    )
+    colored = render(
+        "round", [block], total=1, capped=False, limit=10, filters="", color=True, now=now
+    )
+    hl = "\x1b[33m\x1b[1m{}\x1b[0m".format
+    assert colored == (
+        f"\x1b[1m{header}\x1b[0m\n"
+        f"    path: src/{hl('Round')}ing.py\n"
+        f"    summary: {hl('round')} half-up\n\n{footer}\n"
+    )
+
+
+def test_fold_keeps_rank_order_and_counts() -> None:
+    hits = [_hit('{"path":"a.py"}'), _hit('{"path":"b.py"}'), _hit('{"path":"a.py"}')]
+    hits[2].session_id, hits[2].created_at = SESSION_B, "2026-12-01T09:00:00.000Z"
+    blocks = fold(hits)
+    assert [(b.hit.data, b.count, b.first_at, sorted(b.sessions)) for b in blocks] == [
+        ('{"path":"a.py"}', 2, "2026-12-01T09:00:00.000Z", [SESSION_A, SESSION_B]),
+        ('{"path":"b.py"}', 1, "2026-12-02T14:02:00.000Z", [SESSION_A]),
+    ]
+
+
+# ------------------------------------------------------------------ bytes_returned of searches
+
+
+def _tallies(folder: Path) -> dict[str, tuple[int, int]]:
+    store = project_store(folder)
+    try:
+        return store.search_tallies()
+    finally:
+        store.close()
+
+
+def test_searches_run_by_a_claude_code_session_are_counted(project: Path) -> None:
+    inside = {"CLAUDE_CODE_SESSION_ID": SESSION_A, "CLAUDECODE": "1"}
+    first = cli("search", "--project", str(project), "rounding", env=inside)
+    second = cli("search", "--project", str(project), "--json", "quantize", env=inside)
+    empty = cli("search", "--project", str(project), "no-such-thing", env=inside)
+    assert _tallies(project) == {
+        SESSION_A: (3, len(first.stdout_bytes) + len(second.stdout_bytes) + len(empty.stdout_bytes))
+    }
+    assert len(empty.stdout_bytes) == len("no matches for 'no-such-thing'.\n")
+
+
+def test_searches_outside_claude_code_are_not_counted(project: Path) -> None:
+    cli("search", "--project", str(project), "rounding")
+    assert _tallies(project) == {}
+    # Claude Code without a session id in the environment: counted, for no session.
+    result = cli("search", "--project", str(project), "cents", env={"CLAUDECODE": "1"})
+    assert _tallies(project) == {"": (1, len(result.stdout_bytes))}
+
+
+def test_record_search_store_method(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "s.db"))
+    store.record_search("s1", 100)
+    store.record_search("s1", 23)
+    store.record_search("s2", 7)
+    store.record_search("s2", -5)  # nothing negative is ever added
+    store.set_meta("searches:s3", "garbage")  # a damaged tally starts again
+    store.record_search("s3", 9)
+    store.set_meta("searches;not-a-tally", "1 1")
+    store.set_meta("searches", "1 1")
+    assert store.search_tallies() == {"s1": (2, 123), "s2": (2, 7), "s3": (1, 9)}
+    store.close()
+
+
+# ------------------------------------------------------------------ a real process
+
+
+def test_subprocess_run(project: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ctxmode", "search", "--project", str(project), "quantize"],
+        capture_output=True,
+        text=True,
+        env=hook_env(CTXMODE_HOME=os.environ["CTXMODE_HOME"]),
+        check=False,
+        timeout=60,
+    )
+    assert (out.returncode, out.stderr) == (0, "")
+    assert masked(out.stdout) == (
+        "[1] 2026-12-02 14:02:00 UTC (AGE) · session aaaa1111 · file/file_edit · priority 2 (high)\n"
+        "    path: src/invoice/rounding.py\n"
+        "    summary: use Decimal.quantize(ROUND_HALF_UP)\n"
+        "\n"
+        "1 match for 'quantize'. Narrow with --session ID, --category C, --type T or --since 24h.\n"
+    )
+
+
+# ------------------------------------------------------------------ every snapshot hint works
+
+HINT_PROJECT = "/home/dev/proj"  # the project of the fixtures
+HINT_SESSION = "5e551011-0000-4000-8000-00000000h1n7"
+LONG_PATH = "src/billing/adapters/legacy/european_union/value_added_tax/rounding_rules_v2.py"
+LAST_PROMPT = (
+    "Why does 'make test' fail on CI: is it the -j flag AND the cache OR something else? "
+    "Check tests/test_cache.py and report back."
+)
+
+
+def _call(event: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+    base = {
+        "session_id": HINT_SESSION,
+        "cwd": HINT_PROJECT,
+        "transcript_path": f"/home/dev/.claude/projects/-home-dev-proj/{HINT_SESSION}.jsonl",
+    }
+    return event, {**base, "hook_event_name": event, **fields}
+
+
+def _tool(
+    name: str, tool_input: dict[str, Any], response: Any, uid: str
+) -> tuple[str, dict[str, Any]]:
+    return _call(
+        "PostToolUse",
+        tool_name=name,
+        tool_input=tool_input,
+        tool_response=response,
+        tool_use_id=uid,
+    )
+
+
+def _bash(command: str, stdout: str, uid: str) -> tuple[str, dict[str, Any]]:
+    response = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
+    return _tool("Bash", {"command": command, "description": "run it"}, response, uid)
+
+
+def _edit(path: str, uid: str) -> tuple[str, dict[str, Any]]:
+    full = f"{HINT_PROJECT}/{path}"
+    return _tool(
+        "Edit",
+        {"file_path": full, "old_string": "0.2", "new_string": "0.21"},
+        {
+            "filePath": full,
+            "oldString": "0.2",
+            "newString": "0.21",
+            "structuredPatch": [],
+            "userModified": False,
+            "replaceAll": False,
+        },
+        uid,
+    )
+
+
+QUESTION = "Keep C:\\legacy\\rates.csv as the OR-source?"
+# Items whose text is full of what a query parser could take for syntax: quotes, colons,
+# question marks, dashes, AND/OR, backslashes, brackets, a prompt longer than a query.
+TRICKY_CALLS = [
+    _call("UserPromptSubmit", prompt="Refactor the rounding helpers; keep the public API stable."),
+    _tool(
+        "Read",
+        {"file_path": f"{HINT_PROJECT}/src/app.py"},
+        {
+            "type": "text",
+            "file": {
+                "filePath": f"{HINT_PROJECT}/src/app.py",
+                "content": "x = 1\n",
+                "numLines": 1,
+                "startLine": 1,
+                "totalLines": 1,
+            },
+        },
+        "t-read",
+    ),
+    _tool(
+        "TaskCreate",
+        {
+            "subject": "Fix O'Brien's CSV-export: quotes AND commas?",
+            "description": "Names with quotes break the export.",
+            "activeForm": "Fixing",
+        },
+        {"task": {"id": "3", "subject": "Fix O'Brien's CSV-export: quotes AND commas?"}},
+        "t-task",
+    ),
+    _tool(
+        "TaskUpdate",
+        {"taskId": "3", "status": "in_progress"},
+        {
+            "success": True,
+            "taskId": "3",
+            "updatedFields": ["status"],
+            "statusChange": {"from": "pending", "to": "in_progress"},
+        },
+        "t-task-up",
+    ),
+    _tool(
+        "Write",
+        {"file_path": f"{HINT_PROJECT}/{LONG_PATH}", "content": "RATE = 0.2\n"},
+        {"type": "create", "filePath": f"{HINT_PROJECT}/{LONG_PATH}"},
+        "t-write",
+    ),
+    _edit("src/app.py", "t-edit1"),
+    _edit(LONG_PATH, "t-edit2"),
+    _call(
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_use_id="t-fail",
+        is_interrupt=False,
+        tool_input={
+            "command": 'grep -rn "round_half\\|ROUND_UP" src/billing',
+            "description": "find",
+        },
+        error="Exit code 2\ngrep: src/billing: No such file or directory",
+    ),
+    _tool(
+        "AskUserQuestion",
+        {
+            "questions": [
+                {
+                    "question": QUESTION,
+                    "header": "Rates",
+                    "multiSelect": False,
+                    "options": [{"label": "Yes - for now", "description": ""}],
+                }
+            ],
+            "answers": {QUESTION: "Yes - for now"},
+        },
+        {"answers": {QUESTION: "Yes - for now"}},
+        "t-ask",
+    ),
+    _bash("git checkout -b fix/rounding-v2", "Switched to a new branch 'fix/rounding-v2'", "t-co"),
+    _bash(
+        'git commit -am "fix(rounding): half-up AND banker\'s? -- see #42"',
+        "[fix/rounding-v2 1a2b3c4] fix(rounding): half-up AND banker's? -- see #42\n"
+        " 1 file changed, 1 insertion(+)",
+        "t-commit",
+    ),
+    _bash(
+        "source .venv/bin/activate && pip install -e '.[test]'", "Successfully installed", "t-pip"
+    ),
+    _tool(
+        "Agent",
+        {
+            "description": "Audit the OR/AND query: parser",
+            "prompt": "Audit it.",
+            "subagent_type": "reviewer",
+        },
+        {
+            "status": "completed",
+            "agentType": "reviewer",
+            "content": [{"type": "text", "text": "No problem found."}],
+        },
+        "t-agent",
+    ),
+    _tool(
+        "WebSearch",
+        {"query": "sqlite fts5 trigram: prefix OR substring?"},
+        {"query": "sqlite fts5 trigram: prefix OR substring?", "results": []},
+        "t-web",
+    ),
+    _call("UserPromptSubmit", prompt=LAST_PROMPT),
+]
+
+# For each snapshot: section -> texts its hint's output must show (whitespace-normalised):
+# the full item the hint stands for, not only the words of the query.
+FIXTURE_ITEMS = {
+    "requests": ["[scn:ask] Ask me how to round."],
+    "tasks": ["subject: Write rounding and CSV tests"],
+    "files_changed": ["path: /home/dev/.claude/plans/sparkling-drifting-snowflake.md"],
+    "files_read": ["path: README.md"],
+    "errors": ["error: lookup failed: no entry named 'missing'"],
+    "decisions": ["text: Which rounding mode should invoices use? → Half-up"],
+    "plan": [
+        "# Plan: invoice rounding 1. Round totals half-up in src/app.py 2. Add tests for .005 cases"
+    ],
+    "git": ["message: Subject line Body", "sha: ef4c5ca"],
+    "environment": ["detail: python3 -m venv .venv"],
+    "subagents": ["description: Review app.py", "agent_type: reviewer"],
+    "mcp": ["server: mockdir", "tool: lookup"],
+    "references": ["query: apierror search request test"],
+}
+TRICKY_ITEMS = {
+    **FIXTURE_ITEMS,
+    "requests": [f"text: {LAST_PROMPT}"],
+    "tasks": [
+        "subject: Fix O'Brien's CSV-export: quotes AND commas?",
+        "description: Names with quotes break the export.",
+    ],
+    "files_changed": [f"path: {LONG_PATH}"],
+    "errors": [
+        'key: grep -rn "round_half\\|ROUND_UP" src/billing',
+        "error: Exit code 2 grep: src/billing: No such file or directory",
+    ],
+    "decisions": ["text: Keep C:\\legacy\\rates.csv as the OR-source? → Yes - for now"],
+    "git": ["message: fix(rounding): half-up AND banker's? -- see #42", "sha: 1a2b3c4"],
+    "environment": ["detail: pip install -e '.[test]'"],
+    "subagents": ["description: Audit the OR/AND query: parser", "summary: No problem found."],
+    "references": ["query: sqlite fts5 trigram: prefix OR substring?"],
+}
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _compact(env: dict[str, str]) -> str:
+    """PreCompact, then SessionStart compact: the snapshot the model receives."""
+    event, payload = _call("PreCompact", trigger="auto", custom_instructions=None)
+    assert run_hook(event, payload, env=env).stdout == b""
+    event, payload = _call("SessionStart", source="compact")
+    out = run_hook(event, payload, env=env)
+    return str(json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def _run_lookups(xml: str, env: dict[str, str]) -> dict[str, tuple[str, str, int]]:
+    """Run every <lookup> through ``sh -c`` exactly as written, all at once."""
+    commands = {section.tag: section.findtext("lookup") for section in ET.fromstring(xml)}
+    procs = {
+        tag: subprocess.Popen(
+            ["sh", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        )
+        for tag, command in commands.items()
+        if command
+    }
+    results = {}
+    for tag, proc in procs.items():
+        out, err = proc.communicate(timeout=60)
+        results[tag] = (str(commands[tag]), out.decode(), proc.returncode)
+        assert err == b"", (tag, err)
+    return results
+
+
+def _check(results: dict[str, tuple[str, str, int]], expected: dict[str, list[str]]) -> None:
+    from ctxmode.store import parse_query
+
+    assert sorted(results) == sorted(expected), " ".join(sorted(results))
+    for tag, (command, output, code) in results.items():
+        assert code == 0, (tag, command, output)
+        shown = _squash(output).lower()
+        query = command.split(" search --project ", 1)[1].split(" ", 1)[1]
+        words = parse_query(
+            subprocess.run(
+                ["sh", "-c", f"printf %s {query}"], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for word in words:
+            assert word.lower() in shown, (tag, command, word, output)
+        for item in expected[tag]:
+            assert _squash(item).lower() in shown, (tag, command, item, output)
+
+
+def test_every_snapshot_hint_returns_its_item(
+    fixtures_dir: Path, data_root: Path, tmp_path: Path
+) -> None:
+    env = hook_env(CTXMODE_HOME=str(data_root), CLAUDE_PROJECT_DIR=HINT_PROJECT)
+    # The fixture runs (every tool of Claude Code 2.1.197), replayed as one session.
+    for line in stream(fixtures_dir / "more" / "stream.jsonl"):
+        if line["event"] in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit"):
+            result = run_hook(
+                line["event"], {**line["payload"], "session_id": HINT_SESSION}, env=env
+            )
+            assert (result.returncode, result.stderr) == (0, b"")
+    # The hints name the ctxmode next to the interpreter, else the one on PATH.
+    bindir = Path(sys.executable).parent
+    search_env = {**env, "CLAUDE_CODE_SESSION_ID": HINT_SESSION}
+    if not (bindir / "ctxmode").exists():
+        wrapper = tmp_path / "bin" / "ctxmode"
+        wrapper.parent.mkdir()
+        wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m ctxmode "$@"\n')
+        wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+        search_env["PATH"] = f"{wrapper.parent}{os.pathsep}{env.get('PATH', '')}"
+        search_env["PYTHONPATH"] = str(REPO)
+
+    first = _compact(env)
+    results = _run_lookups(first, search_env)
+    assert all(" search --project /home/dev/proj '" in r[0] for r in results.values())
+    _check(results, FIXTURE_ITEMS)
+
+    for event, payload in TRICKY_CALLS:
+        result = run_hook(event, payload, env=env)
+        assert (result.returncode, result.stderr) == (0, b""), (event, result.stderr)
+    # The largest budget, so that no section of the longer session is left out.
+    (data_root / "config.json").write_text('{"snapshot_budget": 9000}')
+    second = _compact(env)
+    assert ET.fromstring(second).get("compaction") == "2"
+    later = _run_lookups(second, search_env)
+    _check(later, TRICKY_ITEMS)
+
+    # Each search the model ran put its output into the context: counted once, exactly.
+    printed = sum(len(out.encode()) for _, out, _ in [*results.values(), *later.values()])
+    store = Store.open(paths.store_path(HINT_PROJECT, {"CTXMODE_HOME": str(data_root)}))
+    try:
+        assert store.search_tallies() == {HINT_SESSION: (len(results) + len(later), printed)}
+    finally:
+        store.close()
+
+
+def test_footer_when_the_store_stopped_at_its_candidate_limit(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    events = [make("file_read", {"path": f"src/needle_{n}.py"}) for n in range(1005)]
+    store.add_events(
+        SESSION_A, events, source_hook="PostToolUse", project_dir="/p", now=at(0), max_events=0
+    )
+    store.close()
+    result = cli("search", "--project", str(tmp_path), "--limit", "3", "needle")
+    assert result.stdout.splitlines()[-1] == (
+        "3 of 1000+ matches for 'needle'; raise --limit (now 3) or narrow with "
+        "--session ID, --category C, --type T or --since 24h."
+    )
+    # The candidates are the newest 1000 matches (needle_5 … needle_1004): the shortest
+    # data rank first, the newer first among equals; needle_0 … needle_4 were not ranked.
+    assert re.findall(r"path: (\S+)", result.stdout) == [
+        "src/needle_9.py",
+        "src/needle_8.py",
+        "src/needle_7.py",
+    ]
+
+
+def test_footer_when_identical_events_fill_the_candidates(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    events = []
+    for n in range(1003):  # five other events between two reads: none is a duplicate
+        events.append(make("file_read", {"path": "src/hot.py"}))
+        events.extend(make("git_query", {"op": "status", "args": f"-s {n}.{k}"}) for k in range(5))
+    store.add_events(
+        SESSION_A, events, source_hook="PostToolUse", project_dir="/p", now=at(0), max_events=0
+    )
+    store.close()
+    result = cli("search", "--project", str(tmp_path), "hot.py")
+    assert result.stdout.splitlines()[-1] == (
+        "1 match for 'hot.py' (1000 events, identical ones folded), among the newest matching "
+        "events only: narrow with --session ID, --category C, --type T or --since 24h to reach "
+        "older ones."
+    )
