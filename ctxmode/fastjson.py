@@ -39,7 +39,7 @@ class _Context:
     parse_float = float
     parse_int = int
     parse_constant = staticmethod(_parse_constant)
-    memo: dict[str, str] = {}
+    memo: dict[str, str] = {}  # noqa: RUF012 - the scanner's key cache, cleared per call
 
 
 _WS = " \t\n\r"
@@ -70,6 +70,11 @@ def loads(text: str | bytes) -> Any:
         raise JSONDecodeError(f"expected a value at {i}") from None
     except (ValueError, RecursionError) as exc:
         raise JSONDecodeError(str(exc)) from None
+    except SystemError:
+        # The C scanner builds its error from json.decoder.JSONDecodeError, looked up in
+        # sys.modules; without the json package loaded it returns NULL with no exception
+        # set, which CPython reports as SystemError. It still means "malformed".
+        raise JSONDecodeError(f"malformed JSON near {i}") from None
     finally:
         _Context.memo.clear()
     while end < n and text[end] in _WS:
@@ -146,5 +151,5 @@ def scan_string(text: str, start: int) -> str | None:
 
         fallback: str = json.decoder.scanstring(text, start, False)[0]  # type: ignore[attr-defined]  # pragma: no cover
         return fallback  # pragma: no cover
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, SystemError):  # SystemError: see loads()
         return None

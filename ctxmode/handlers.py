@@ -195,6 +195,8 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
         if keys:
             events.extend(_resolutions(store, inp, keys))
         if events:
+            # The raw traffic this call stands for, counted once: on its first event.
+            events[0].bytes_avoided = inp.size
             _record(inp, ctx, events, cfg, store)
     finally:
         store.close()

@@ -33,8 +33,8 @@ def _rotate(path: str) -> None:
         newer = path if index == 1 else f"{path}.{index - 1}"
         try:
             os.replace(newer, older)
-        except OSError:
-            pass
+        except OSError:  # a missing generation is fine; contextlib costs an import
+            continue
 
 
 def write(log_dir: str, level: str, event: str, message: str, detail: str = "") -> None:
@@ -56,7 +56,7 @@ def write(log_dir: str, level: str, event: str, message: str, detail: str = "") 
             os.write(fd, record.encode("utf-8", "replace"))
         finally:
             os.close(fd)
-    except Exception:  # noqa: BLE001 - the log is best effort by design
+    except Exception:
         pass
 
 

@@ -67,26 +67,30 @@ def disabled(env: Mapping[str, str]) -> bool:
     return env.get("CTXMODE_DISABLE", "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def read_input(stream: BinaryIO, limit: int = payload.MAX_PARSE_BYTES) -> tuple[bytes, bool]:
+def read_input(stream: BinaryIO, limit: int = payload.MAX_PARSE_BYTES) -> tuple[bytes, int]:
     """Read stdin up to ``limit``; past it keep only the head and drain the rest.
 
-    Returns (data, oversized). Draining (not keeping) the tail keeps memory bounded
-    and lets the client finish writing its pipe.
+    Returns (data, total bytes read): ``total > len(data)`` means oversized, only the
+    head was kept. Draining (not keeping) the tail keeps memory bounded and lets the
+    client finish writing its pipe.
     """
     chunks: list[bytes] = []
     size = 0
     while True:
         chunk = stream.read(READ_CHUNK)
         if not chunk:
-            return b"".join(chunks), False
+            data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            return data, size
         chunks.append(chunk)
         size += len(chunk)
         if size > limit:
-            head = b"".join(chunks)[:SALVAGE_HEAD]
+            head = chunks[0][:SALVAGE_HEAD]
             chunks.clear()
-            while stream.read(READ_CHUNK):
-                pass
-            return head, True
+            while True:
+                rest = stream.read(READ_CHUNK)
+                if not rest:
+                    return head, size
+                size += len(rest)
 
 
 def _start_watchdog(seconds: float, event: str, log_dir: str, output_lock: object) -> None:
@@ -123,11 +127,13 @@ def run_hook(
         if disabled(env):
             return b""
         root = paths.data_root(env)
-        data, oversized = read_input(stdin)
-        if oversized:
+        data, size = read_input(stdin)
+        if size > len(data):
             inp = payload.salvage(data, event)
         else:
             inp = payload.parse(data, event)
+        del data  # the parsed payload is all we need from here on: free the bytes
+        inp.size = size
         inp.project_dir = paths.project_dir(inp.cwd or os.getcwd(), env)
         if os.path.exists(os.path.join(inp.project_dir, ".ctxmode-ignore")):
             return b""
@@ -150,7 +156,7 @@ def run_hook(
 
             hooklog.write(os.path.join(root, "logs"), "WARN", event, f"input skipped: {exc}")
         return b""
-    except BaseException as exc:  # noqa: BLE001 - fail open is the contract
+    except BaseException as exc:
         if root:
             import traceback
 
@@ -174,7 +180,7 @@ def main(event: str) -> NoReturn:
     out = b""
     try:
         out = run_hook(event, sys.stdin.buffer, os.environ, output_lock=lock, watchdog=True)
-    except BaseException:  # noqa: BLE001 - run_hook already logs; this is the last guard
+    except BaseException:
         out = b""
     lock.acquire()
     try:
@@ -183,6 +189,6 @@ def main(event: str) -> NoReturn:
             while view:
                 written = os.write(1, view)
                 view = view[written:]
-    except BaseException:  # noqa: BLE001 - a closed pipe is the client's business
+    except BaseException:
         pass
     os._exit(0)

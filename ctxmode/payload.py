@@ -57,6 +57,7 @@ class HookInput:
         "raw",
         "reason",
         "session_id",
+        "size",
         "source",
         "tool_input",
         "tool_name",
@@ -88,8 +89,10 @@ class HookInput:
         self.trigger = _str(raw.get("trigger"))
         self.reason = _str(raw.get("reason"))
         self.custom_instructions = _str(raw.get("custom_instructions"))
-        # Resolved by the harness (paths.project_dir) before extraction.
+        # Set by the harness: the project (paths.project_dir) and the payload's size in
+        # bytes as read from stdin (the raw tool traffic this call stands for).
         self.project_dir = ""
+        self.size = 0
 
     def __repr__(self) -> str:
         return f"HookInput({self.event!r}, session={self.session_id!r}, tool={self.tool_name!r})"

@@ -26,8 +26,18 @@ if TYPE_CHECKING:
 # Never let a stuck store turn the spool into an unbounded file.
 MAX_SPOOL_BYTES = 8 * 1024 * 1024
 
-_FIELDS = ("type", "category", "priority", "data", "agent_id", "agent_type", "tool_use_id",
-           "bytes_avoided", "source_hook", "created_at")
+_FIELDS = (
+    "type",
+    "category",
+    "priority",
+    "data",
+    "agent_id",
+    "agent_type",
+    "tool_use_id",
+    "bytes_avoided",
+    "source_hook",
+    "created_at",
+)
 
 
 def spool_path(root: str, store_path: str) -> str:
@@ -49,7 +59,8 @@ def put(root: str, store_path: str, session_id: str, events: list[SessionEvent])
     record = {
         "session_id": session_id,
         "events": [
-            {name: getattr(event, name) for name in _FIELDS} | {"created_at": event.created_at or now}
+            {name: getattr(event, name) for name in _FIELDS}
+            | {"created_at": event.created_at or now}
             for event in events
         ],
     }
@@ -152,12 +163,16 @@ def _parse(data: bytes) -> list[Batch]:
             session_id = record["session_id"]
             events = [
                 SessionEvent(
-                    str(item["type"]), str(item["category"]), int(item["priority"]),
+                    str(item["type"]),
+                    str(item["category"]),
+                    int(item["priority"]),
                     str(item["data"]),
-                    agent_id=item.get("agent_id"), agent_type=item.get("agent_type"),
+                    agent_id=item.get("agent_id"),
+                    agent_type=item.get("agent_type"),
                     tool_use_id=item.get("tool_use_id"),
                     bytes_avoided=int(item.get("bytes_avoided") or 0),
-                    source_hook=item.get("source_hook"), created_at=item.get("created_at"),
+                    source_hook=item.get("source_hook"),
+                    created_at=item.get("created_at"),
                 )
                 for item in record["events"]
             ]

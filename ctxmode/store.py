@@ -1269,6 +1269,8 @@ class Store:
             ).rowcount
             conn.execute("DELETE FROM session_resume WHERE session_id = ?", (sid,))
             conn.execute("DELETE FROM session_meta WHERE session_id = ?", (sid,))
+            # The session's search tally (see record_search) goes with it.
+            conn.execute("DELETE FROM store_meta WHERE key = ?", (SEARCH_TALLY_PREFIX + sid,))
         return deleted
 
     def purge_session(self, session_id: str) -> int:

@@ -14,6 +14,7 @@ coverage-guided fuzzer (``BytesChooser`` over the fuzzer's bytes) drive the same
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -150,7 +151,8 @@ def hostile_value(chooser: Chooser, depth: int = 0) -> Any:
     if kind == 0:
         return pick(chooser, HOSTILE_STRINGS)
     if kind == 1:
-        return pick(chooser, HOSTILE_SCALARS)
+        # A copy: a later mutation may add keys to it, and the table must stay as it is.
+        return copy.deepcopy(pick(chooser, HOSTILE_SCALARS))
     if kind == 2:
         return chooser.text(64)
     if kind == 3:

@@ -4,6 +4,6 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-from ctxmode.hookrun import main  # noqa: E402
+from ctxmode.hookrun import main
 
 main("PreCompact")

@@ -228,7 +228,7 @@ def build() -> list[dict[str, Any]]:
          "Switched to a new branch 'feature/csv-export'")
     bash(s, "python3 -m venv .venv && .venv/bin/pip install -q pytest",
          "Create a virtual environment with pytest", "")
-    edited = APP.replace("old_name", "subtotal")
+    # (the edited file is rebuilt from APP by the Read that follows)
     s.add(more(41, "PostToolUse", "Edit"),
           tool_input={"file_path": f"{PROJECT}/src/app.py", "old_string": "old_name",
                       "new_string": "subtotal", "replace_all": True},

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode.cli import main
+from ctxmode.cli import commands
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -20,9 +20,9 @@ def test_generated_blocks_are_fresh() -> None:
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.parametrize("name", sorted(main.commands))
+@pytest.mark.parametrize("name", sorted(commands.COMMANDS))
 def test_every_command_is_documented_with_help(name: str) -> None:
-    command = main.commands[name]
+    command = commands.load(name)
     assert command.help or command.short_help, f"ctxmode {name} has no help text"
     headings = [line for line in README.splitlines() if line.startswith("### ")]
     assert any(f"`ctxmode {name}`" in line for line in headings), f"no README section for {name}"
@@ -32,3 +32,25 @@ def test_readme_shows_the_two_setup_commands() -> None:
     assert "./install.sh" in README
     assert "./test.sh" in README
     assert "./test.sh" in (REPO / ".ci" / "run").read_text()
+
+
+def test_help_lists_every_command() -> None:
+    from click.testing import CliRunner
+
+    from ctxmode.cli import main
+
+    output = CliRunner().invoke(main, ["--help"], catch_exceptions=False).output
+    for name in commands.COMMANDS:
+        assert f"  {name} " in output or f"  {name}\n" in output, name
+
+
+def test_search_loads_only_its_own_command_module() -> None:
+    code = ("import sys; from ctxmode.cli import main\n"
+            "try: main(['search', '--help'])\n"
+            "except SystemExit: pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('ctxmode.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=REPO).stdout.strip().splitlines()[-1]
+    loaded = eval(out)  # a printed list of module names
+    assert "ctxmode.cli.search" in loaded
+    assert not {"ctxmode.cli.bench_cmd", "ctxmode.cli.demo", "ctxmode.cli.doctor"} & set(loaded)

@@ -377,3 +377,23 @@ def test_at_most_five_distinct_urls() -> None:
     assert [d for k, d in got if k == "url_ref"] == [
         {"url": f"https://example.com/{i}"} for i in range(5)
     ]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "<task-notification><task-id>a1</task-id><status>completed</status>"
+        "<summary>Agent finished: review done</summary></task-notification>",
+        "  <system-reminder>Background job done</system-reminder>",
+        "<local-command-stdout>ok</local-command-stdout>",
+    ],
+)
+def test_prompts_written_by_the_client_are_not_user_requests(prompt: str) -> None:
+    """Claude Code 2.1.3xx submits <task-notification> prompts itself when an agent ends."""
+    from ctxmode.extract import extract
+    from ctxmode.payload import from_dict
+
+    inp = from_dict({"session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit",
+                     "prompt": prompt})
+    inp.project_dir = "/p"
+    assert extract(inp) == []

@@ -573,7 +573,7 @@ def test_cli_verify(home: Path) -> None:
 def test_commands_are_registered() -> None:
     from ctxmode.cli import commands
 
-    names = {command.name for command in commands.ALL}
+    names = {command.name for command in commands.all_commands()}
     assert {"install", "uninstall"} <= names
 
 

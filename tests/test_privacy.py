@@ -263,11 +263,6 @@ def test_private_spans_are_never_stored_nor_printed(tmp_path: Path) -> None:
     assert b"keep this part" in printed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="<private> spans are stripped from prompts only; extract.finish (extract/__init__.py) "
-    "should strip them from every string field, e.g. with redact.strip_private in _mask",
-)
 def test_private_spans_in_tool_fields_are_not_stored(tmp_path: Path) -> None:
     env = {"CTXMODE_HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": PROJECT}
     base = {"session_id": "pt", "cwd": PROJECT}

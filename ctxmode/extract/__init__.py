@@ -169,9 +169,13 @@ def finish(item: Any, inp: HookInput) -> SessionEvent | None:
 
 
 def _mask(node: Any, depth: int) -> Any:
-    """``node`` with ``redact.mask`` applied to every string value (keys are our names)."""
+    """``node`` with ``<private>`` spans removed and secrets masked in every string value.
+
+    Keys are our own names. Private spans go from every field, not only prompts: a user
+    may paste one into anything the model then echoes into a tool call.
+    """
     if isinstance(node, str):
-        return redact.mask(node)
+        return redact.mask(redact.strip_private(node))
     if depth > MAX_DEPTH:
         return None
     if isinstance(node, dict):
@@ -180,4 +184,4 @@ def _mask(node: Any, depth: int) -> Any:
         return [_mask(v, depth + 1) for v in node]
     if node is None or isinstance(node, (bool, int, float)):
         return node
-    return redact.mask(str(node))
+    return redact.mask(redact.strip_private(str(node)))

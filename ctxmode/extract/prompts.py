@@ -458,9 +458,22 @@ class Sentence:
         self.question = text.endswith("?")
 
 
+# Prompts the client submits on the user's behalf, not words of the user: Claude Code
+# 2.1.3xx fires UserPromptSubmit with a ``<task-notification>`` when a background agent
+# finishes. Recording it as the user's request would put it at the top of the resume.
+CLIENT_PROMPT_TAGS = ("<task-notification>", "<system-reminder>", "<local-command-")
+
+
+def is_client_prompt(text: str) -> bool:
+    return text.lstrip().startswith(CLIENT_PROMPT_TAGS)
+
+
 def clean(prompt: str | None) -> str:
-    """The prompt with ``<private>`` spans removed; ``""`` when nothing is left."""
-    if not prompt:
+    """The user's prompt with ``<private>`` spans removed; ``""`` when nothing is left.
+
+    Prompts written by the client itself (see ``CLIENT_PROMPT_TAGS``) count as empty.
+    """
+    if not prompt or is_client_prompt(prompt):
         return ""
     return redact.strip_private(prompt).strip()
 
