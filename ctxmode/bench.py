@@ -96,6 +96,7 @@ class Sample:
     exit_code: int
     stdout: bytes
     stderr: bytes
+    cpu_seconds: float | None = None  # user + system CPU time of the process
 
 
 @dataclass
@@ -117,6 +118,8 @@ class CaseResult:
     ratio_p50: float
     ratio_p95: float
     failures: list[str] = field(default_factory=list)
+    # The stricter reading, for whoever wants it: the hook's p95 over the floor's median.
+    ratio_p95_to_floor_p50: float | None = None
 
     def meets_target(self) -> bool:
         ok = not self.failures
@@ -280,7 +283,7 @@ def floor_command(python: str) -> str:
 # spawns, times and reaps every run. Its own few MiB remain in the figure (a reading
 # never falls below the launcher's size, ~ the floor's): an upper bound, never less.
 # Protocol on its stdin: "<len> <len>\n" + command + stdin file path; it answers
-# "<seconds> <maxrss> <exit> <len> <len>\n" + stdout + stderr.
+# "<seconds> <maxrss> <exit> <cpu seconds> <len> <len>\n" + stdout + stderr.
 LAUNCHER = r"""
 import os, select, sys, time
 
@@ -355,7 +358,8 @@ while True:
     seconds = time.perf_counter() - started
     os.close(source)
     out, err = b"".join(output[out_r]), b"".join(output[err_r])
-    head = f"{seconds!r} {usage.ru_maxrss * scale} {os.waitstatus_to_exitcode(status)} "
+    cpu = usage.ru_utime + usage.ru_stime
+    head = f"{seconds!r} {usage.ru_maxrss * scale} {os.waitstatus_to_exitcode(status)} {cpu!r} "
     os.write(1, (head + f"{len(out)} {len(err)}\n").encode() + out + err)
 """
 
@@ -389,11 +393,11 @@ class Launcher:
         self.proc.stdin.write(raw_command + raw_path)
         self.proc.stdin.flush()
         head = self.proc.stdout.readline().split()
-        if len(head) != 5:
+        if len(head) != 6:
             raise BenchError("the benchmark's launcher process stopped")
-        out = self.proc.stdout.read(int(head[3]))
-        err = self.proc.stdout.read(int(head[4]))
-        return Sample(float(head[0]), int(head[1]), int(head[2]), out, err)
+        out = self.proc.stdout.read(int(head[4]))
+        err = self.proc.stdout.read(int(head[5]))
+        return Sample(float(head[0]), int(head[1]), int(head[2]), out, err, float(head[3]))
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -713,6 +717,7 @@ def run(
                 # same machine noise, so its p95 carries the noise the hook's p95 does.
                 ratio_p95=stats.p95_ms / floor.p95_ms,
                 failures=failures[case.name],
+                ratio_p95_to_floor_p50=stats.p95_ms / floor.p50_ms,
             )
         )
     return Report(
@@ -817,6 +822,7 @@ def report_dict(report: Report) -> dict[str, Any]:
                 **_stats_dict(r.stats),
                 "ratio_p50": _round(r.ratio_p50, 3),
                 "ratio_p95": _round(r.ratio_p95, 3),
+                "ratio_p95_to_floor_p50": _round(r.ratio_p95_to_floor_p50, 3),
                 "target": {
                     "ratio_p50": r.case.target_p50,
                     "ratio_p95": r.case.target_p95,

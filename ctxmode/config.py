@@ -61,11 +61,20 @@ def config_dir(env: Mapping[str, str]) -> str:
 
 
 def _read_json_object(path: str) -> dict[str, Any]:
+    # Non-blocking and regular files only: a FIFO or device in place of a config file
+    # must not hang a hook until its watchdog fires.
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(1_000_000)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return {}
+    try:
+        if (os.fstat(fd).st_mode & 0o170000) != 0o100000:  # not S_IFREG
+            return {}
+        data = os.read(fd, 1_000_000)
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
     try:
         value = fastjson.loads(data)
     except fastjson.JSONDecodeError:

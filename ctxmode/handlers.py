@@ -25,8 +25,12 @@ import os
 import sys
 
 from ctxmode import config as config_mod
-from ctxmode import hooklog, spool
 from ctxmode.store import Store, StoreLocked
+
+# hooklog and spool are imported where they are needed: a hook that stores its events
+# normally writes no log line and finds no spool (each import ~0.3 ms per process).
+# SPOOL_DIR is the folder of spool's files under the data root (see spool.spool_path).
+SPOOL_DIR = "spool"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,6 +140,19 @@ def _build_snapshot(store: Store, inp: HookInput, cfg: dict[str, object], kind: 
 def _store_events(store: Store, inp: HookInput, ctx: Context, events: list[SessionEvent],
                   cfg: dict[str, object]) -> None:
     cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
+    # spool.take starts by reading <root>/spool, which exists only once a hook had to
+    # spool (rare): without it there is nothing to take, and no need to import spool
+    # (~0.3 ms). tests/test_bench.py checks that spool keeps its files in that folder.
+    if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
+        _drain_spool(store, inp, ctx, cap)
+    store.add_events(inp.session_id, events, source_hook=inp.event, project_dir=inp.project_dir,
+                     max_events=cap)
+
+
+def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
+    """Move what earlier hooks spooled (store locked past their deadline) into the store."""
+    from ctxmode import spool
+
     claimed, pending = spool.take(ctx.root, ctx.store_path)
     if pending or claimed:
         try:
@@ -151,8 +168,6 @@ def _store_events(store: Store, inp: HookInput, ctx: Context, events: list[Sessi
         # the deadline, or the watchdog would leave with this call's events unspooled.
         wait_ms = int(max(0.1, min(ctx.remaining() - 0.5, 3.0)) * 1000)
         store.conn.execute(f"PRAGMA busy_timeout = {wait_ms:d}")
-    store.add_events(inp.session_id, events, source_hook=inp.event, project_dir=inp.project_dir,
-                     max_events=cap)
 
 
 def _record(inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object],
@@ -168,6 +183,8 @@ def _record(inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[
         _store_events(store, inp, ctx, events, cfg)
         return True
     except StoreLocked:
+        from ctxmode import hooklog, spool
+
         if events:
             spool.put(ctx.root, ctx.store_path, inp.session_id, events)
             hooklog.write(ctx.log_dir, "WARN", inp.event,

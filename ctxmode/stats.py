@@ -23,11 +23,9 @@ import os
 from typing import Any
 
 from ctxmode.events import CATEGORIES
-from ctxmode.store import Store
 
-# ``consumed_by`` values written by Store.discard_unclaimed (see handlers.py): those
-# snapshots were marked consumed without reaching any context.
-DISCARD_REASONS = ("clear", "resumed", "superseded")
+from ctxmode.store import RETIRE_REASONS as DISCARD_REASONS
+from ctxmode.store import Store
 
 # Per-session (and overall) counters, in display order.
 COUNTERS = (

@@ -303,6 +303,11 @@ def _quote_uri(path: str) -> str:
 # ---------------------------------------------------------------- records
 
 
+# ``consumed_by`` values that mean a snapshot was retired unread (``discard_unclaimed``)
+# rather than claimed by a session: the handlers' reasons, shared with stats and the CLI.
+RETIRE_REASONS = ("clear", "resumed", "superseded")
+
+
 class Resume:
     """A snapshot row handed to exactly one claimer."""
 
@@ -876,7 +881,8 @@ class Store:
                             _opt_text(event.agent_type),
                             _opt_text(event.tool_use_id),
                             int(event.bytes_avoided or 0),
-                            stamp,
+                            # A spooled event keeps the time its hook accepted it.
+                            _opt_text(event.created_at) or stamp,
                         )
                     )
                 if rows:

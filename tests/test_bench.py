@@ -276,6 +276,9 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
         # The ratios are the hook's figures over the floor's of the same run, like with like.
         assert hook["ratio_p50"] == pytest.approx(hook["p50_ms"] / floor["p50_ms"], rel=0.01)
         assert hook["ratio_p95"] == pytest.approx(hook["p95_ms"] / floor["p95_ms"], rel=0.01)
+        assert hook["ratio_p95_to_floor_p50"] == pytest.approx(
+            hook["p95_ms"] / floor["p50_ms"], rel=0.01
+        )
         assert isinstance(hook["meets_target"], bool)
         if LINUX:
             assert hook["peak_rss_mib"] > 0
@@ -453,3 +456,12 @@ def test_a_broken_hook_command_is_reported_not_timed(
         line.startswith("problem: floor /nonexistent/bin/python3 failed: exit status 127")
         for line in lines
     ), result.output
+
+
+def test_the_handlers_spool_shortcut_matches_the_spool_layout(tmp_path: Path) -> None:
+    """handlers skips importing spool when <root>/SPOOL_DIR is missing: it must be spool's folder."""
+    from ctxmode import handlers, spool
+
+    root = str(tmp_path / "root")
+    path = spool.spool_path(root, str(tmp_path / "root" / "sessions" / "0123abcd.db"))
+    assert os.path.dirname(path) == os.path.join(root, handlers.SPOOL_DIR)

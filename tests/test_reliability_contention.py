@@ -99,6 +99,10 @@ READER = """
 import os, sys, time
 from ctxmode.store import Store
 path, stop = sys.argv[1], sys.argv[2]
+# Readers may start before the first writer has created the store (created whole, by rename).
+deadline = time.monotonic() + 30
+while not os.path.exists(path) and time.monotonic() < deadline:
+    time.sleep(0.01)
 loops = 0
 while not os.path.exists(stop) or loops == 0:
     with Store.open(path, readonly=True) as store:

@@ -102,6 +102,19 @@ def _kill_rounds(
     spooled: set[str] = set()
     figures = {"started": 0, "killed": 0, "exited_0": 0, "signals_sent": 0}
     n = 0
+    # How long a writer lives among its concurrent peers (median of an undisturbed round),
+    # so that the kills land over the whole life of a hook however fast hooks get.
+    # (Two warm-up rounds: the first one also creates the store.)
+    for warm in range(2):
+        lifetimes = []
+        base = -(warm + 1) * 1000
+        warmup = [start_hook("PostToolUse", _write(base - k, "warm"), env) for k in range(writers)]
+        started = time.monotonic()
+        for proc in warmup:
+            assert proc.wait(60) == 0
+            lifetimes.append(time.monotonic() - started)
+        ok.update(f"w{base - k}.py" for k in range(writers))
+    lifetime = sorted(lifetimes)[len(lifetimes) // 2]
     for round_no in range(rounds):
         if spooled_every and round_no % spooled_every == spooled_every - 1:
             name = f"sp{round_no}.py"
@@ -115,8 +128,11 @@ def _kill_rounds(
         figures["started"] += writers
         victims = rng.sample(procs, writers // 2)
         started = time.monotonic()
-        # Spread over a hook's whole life: start-up, parsing, opening, the transaction.
-        for delay, (_, proc) in sorted(((rng.uniform(0.0, 0.2), v) for v in victims),
+        # Spread over a hook's whole life: start-up, parsing, opening, the transaction
+        # (one kill in each slice of it, in random order).
+        slices = len(victims)
+        delays = [(k + rng.random()) / slices * lifetime for k in range(slices)]
+        for delay, (_, proc) in sorted(zip(delays, victims, strict=True),
                                        key=lambda item: item[0]):  # fmt: skip
             time.sleep(max(0.0, started + delay - time.monotonic()))
             proc.send_signal(signal.SIGKILL)
@@ -172,12 +188,23 @@ def _creation_kills(tmp_path: Path, iterations: int, seed: int) -> int:
     """Kill hooks while they race to create a project's first store."""
     rng = random.Random(seed)
     kills = 0
+    # The median life of 6 hooks racing to create a store, undisturbed: kills spread over it.
+    env = _env(tmp_path / "warmup")
+    warmup = [start_hook("PostToolUse", _write(k, "c"), env) for k in range(6)]
+    started = time.monotonic()
+    lives = []
+    for proc in warmup:
+        assert proc.wait(60) == 0
+        lives.append(time.monotonic() - started)
+    lifetime = sorted(lives)[3]
     for it in range(iterations):
         root = tmp_path / f"root{it}"
         env = _env(root)
         procs = [(f"w{k}.py", start_hook("PostToolUse", _write(k, "c"), env)) for k in range(6)]
-        for _, proc in rng.sample(procs, 3):
-            time.sleep(rng.uniform(0.0, 0.06))
+        started = time.monotonic()
+        delays = [(k + rng.random()) / 3 * lifetime for k in range(3)]
+        for delay, (_, proc) in zip(delays, rng.sample(procs, 3), strict=True):
+            time.sleep(max(0.0, started + delay - time.monotonic()))
             proc.send_signal(signal.SIGKILL)
         ok = set()
         for name, proc in procs:

@@ -23,10 +23,15 @@ from ctxmode.cli.common import (
     store_path_for,
 )
 from ctxmode.doctor import file_size, human_size
-from ctxmode.store import Store, StoreError, parse_iso
 
 # Reasons store.discard_unclaimed writes into consumed_by instead of a session id.
-RETIRE_REASONS = ("resumed", "clear", "superseded")
+from ctxmode.store import (
+    RETIRE_REASONS,
+    Store,
+    StoreError,
+    parse_iso,
+)
+
 TITLE_MIN = 20
 
 
