@@ -170,31 +170,40 @@ def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
         store.conn.execute(f"PRAGMA busy_timeout = {wait_ms:d}")
 
 
+def _spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> None:
+    """The store stayed locked past our deadline: keep the events for the next hook."""
+    from ctxmode import hooklog, spool
+
+    if events:
+        spool.put(ctx.root, ctx.store_path, inp.session_id, events)
+        hooklog.write(ctx.log_dir, "WARN", inp.event,
+                      f"store locked; {len(events)} event(s) spooled for the next hook")
+    else:
+        hooklog.write(ctx.log_dir, "WARN", inp.event, "store locked; nothing to record")
+
+
 def _record(inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object],
-            store: Store | None = None) -> bool:
-    """Store events; if the store stays locked past our deadline, spool them instead.
+            store: Store) -> bool:
+    """Store events, or spool them if the store stays locked past our deadline.
 
     Returns False when the store was locked (the caller should not wait for it again).
     """
-    own = store is None
     try:
-        if store is None:
-            store = _open(ctx)
         _store_events(store, inp, ctx, events, cfg)
         return True
     except StoreLocked:
-        from ctxmode import hooklog, spool
-
-        if events:
-            spool.put(ctx.root, ctx.store_path, inp.session_id, events)
-            hooklog.write(ctx.log_dir, "WARN", inp.event,
-                          f"store locked; {len(events)} event(s) spooled for the next hook")
-        else:
-            hooklog.write(ctx.log_dir, "WARN", inp.event, "store locked; nothing to record")
+        _spool(inp, ctx, events)
         return False
-    finally:
-        if own and store is not None:
-            store.close()
+
+
+def _open_or_spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> Store | None:
+    """Open the store; if even that waits past the deadline (a migration or recovery
+    holding the lock), spool the events and return None."""
+    try:
+        return _open(ctx)
+    except StoreLocked:
+        _spool(inp, ctx, events)
+        return None
 
 
 # -- events --------------------------------------------------------------------------
@@ -207,13 +216,16 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
     keys = _success_keys(inp, events) if success else ()
     if not events and not keys:
         return None
-    store = _open(ctx)
+    if events:
+        # The raw traffic this call stands for, counted once: on its first event.
+        events[0].bytes_avoided = inp.size
+    store = _open_or_spool(inp, ctx, events)
+    if store is None:
+        return None
     try:
         if keys:
             events.extend(_resolutions(store, inp, keys))
         if events:
-            # The raw traffic this call stands for, counted once: on its first event.
-            events[0].bytes_avoided = inp.size
             _record(inp, ctx, events, cfg, store)
     finally:
         store.close()
@@ -247,7 +259,9 @@ def _resolutions(store: Store, inp: HookInput, keys: tuple[str, ...]) -> list[Se
 def on_prompt(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     events = _extract(inp, cfg)
-    store = _open(ctx)
+    store = _open_or_spool(inp, ctx, events)
+    if store is None:
+        return None
     try:
         # Locked past the busy timeout: a claim would wait as long again and run into
         # the watchdog. The snapshot stays unclaimed for the next prompt.

@@ -318,3 +318,23 @@ def test_32_parallel_writers_lose_nothing(data_root: Path) -> None:
     paths = sorted(json.loads(e["data"])["path"] for e in events if e["type"] == "file_write")
     assert paths == sorted(f"f{i}.py" for i in range(32))
     assert _log_text(data_root) == ""
+
+
+def test_a_store_from_a_newer_version_is_left_alone_and_reported(data_root: Path) -> None:
+    """A newer schema: nothing written, one WARN line (no traceback) for doctor to show."""
+    env = _env(data_root)
+    _, payload = _session_payloads("newer")[2]
+    assert run_hook("PostToolUse", payload, env=env).returncode == 0
+    store = next((data_root / "sessions").glob("*.db"))
+    import sqlite3
+
+    conn = sqlite3.connect(store)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    before = store.read_bytes()
+    result = run_hook("PostToolUse", payload, env=env)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert store.read_bytes() == before
+    log = _log_text(data_root)
+    assert "\tWARN\tPostToolUse\tstore written by a newer ctxmode" in log
+    assert "ERROR" not in log and "Traceback" not in log
