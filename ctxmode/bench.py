@@ -742,7 +742,8 @@ of the bare interpreter (the floor). "p50 x" is the hook's median wall time divi
 the floor's median, "p95 x" its 95th percentile divided by the floor's 95th percentile,
 both from this run: 2.0x means a hook call costs about two interpreter start-ups.
 Compare ratios, not milliseconds: the milliseconds move with the machine's load, the
-ratios much less. "peak MiB" is the largest resident memory of any run (of the
+ratios much less; but on a busy disk they rise too (a hook's store write waits for the
+disk, the bare interpreter does not), so measure on an idle machine. "peak MiB" is the largest resident memory of any run (of the
 process, an upper bound: never below the few MiB of the helper that starts it).
 "target" is the bound ctxmode aims to stay under."""
 

@@ -8,14 +8,17 @@ if TYPE_CHECKING:
 
 
 def _load() -> Any:
-    try:  # Python 3.12+
-        return __import__("_sha2").sha256
-    except ImportError:  # pragma: no cover - depends on the interpreter
-        pass
-    try:  # Python 3.10-3.11
-        return __import__("_sha256").sha256
-    except ImportError:  # pragma: no cover - builds without the builtin module
-        return __import__("hashlib").sha256
+    import sys
+
+    # The builtin module is _sha256 up to 3.11 and _sha2 from 3.12: try the right one
+    # first (a failed import costs every hook a directory scan).
+    names = ("_sha256", "_sha2") if sys.version_info < (3, 12) else ("_sha2", "_sha256")
+    for name in names:
+        try:
+            return __import__(name).sha256
+        except (ImportError, AttributeError):  # pragma: no cover - depends on the build
+            continue
+    return __import__("hashlib").sha256  # pragma: no cover - builds without either
 
 
 _sha256 = _load()

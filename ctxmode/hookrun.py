@@ -135,10 +135,8 @@ def run_hook(
             return b""
         root = paths.data_root(env)
         data, size = read_input(stdin)
-        if size > len(data):
-            inp = payload.salvage(data, event)
-        else:
-            inp = payload.parse(data, event)
+        oversized = size > len(data)
+        inp = payload.salvage(data, event) if oversized else payload.parse(data, event)
         del data  # the parsed payload is all we need from here on: free the bytes
         inp.size = size
         inp.project_dir = paths.project_dir(inp.cwd or os.getcwd(), env)
@@ -173,11 +171,37 @@ def run_hook(
                 # A known state of the store, not a bug: one line, no traceback.
                 hooklog.write(log_dir, "WARN", event, f"{EXPECTED_STATES[name]}: {exc}"[:500])
             else:
-                import traceback
-
-                hooklog.write(log_dir, "ERROR", event, f"{name}: {exc}"[:500],
-                              traceback.format_exc())
+                hooklog.write(log_dir, "ERROR", event, _describe(exc), _frames(exc))
         return b""
+
+
+# Exceptions whose messages ctxmode writes itself (paths, counts, never payload text).
+_OWN_MESSAGES = ("StoreError", "StoreLocked", "StoreTooNew", "StoreCorrupt", "StoreMissing",
+                 "PayloadError", "JSONDecodeError", "SettingsError", "ConfigError")
+
+
+def _describe(exc: BaseException) -> str:
+    """The exception's type, and its message only when ctxmode wrote that message.
+
+    Other messages can quote the payload (``KeyError('<a prompt>')``), and the log must
+    never hold payload content; the frames in the traceback say where it happened.
+    """
+    name = type(exc).__name__
+    if any(cls.__name__ in _OWN_MESSAGES for cls in type(exc).__mro__):
+        return f"{name}: {exc}"[:500]
+    if isinstance(exc, OSError) and exc.errno is not None:
+        import errno
+
+        return f"{name}: [{errno.errorcode.get(exc.errno, exc.errno)}] {exc.strerror}"
+    return f"{name} (message withheld: it may quote the payload)"
+
+
+def _frames(exc: BaseException) -> str:
+    """The traceback's code locations (file, line, function, source line), no message."""
+    import traceback
+
+    summary = traceback.extract_tb(exc.__traceback__)
+    return "Traceback (most recent call last):\n" + "".join(summary.format())
 
 
 def main(event: str) -> NoReturn:

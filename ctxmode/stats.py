@@ -23,7 +23,6 @@ import os
 from typing import Any
 
 from ctxmode.events import CATEGORIES
-
 from ctxmode.store import RETIRE_REASONS as DISCARD_REASONS
 from ctxmode.store import Store
 

@@ -294,7 +294,8 @@ def quarantine(path: str, reason: str, expect: tuple[int, int] | None = None) ->
 
 
 def _quote_uri(path: str) -> str:
-    path = path.replace("\\", "/")
+    # A URI has no relative paths: "sessions/s.db" would otherwise mean "/sessions/s.db".
+    path = os.path.abspath(path).replace("\\", "/")
     if not path.startswith("/"):
         path = "/" + path  # "C:/x" -> "/C:/x", which SQLite reads as a drive path
     return path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
@@ -614,7 +615,12 @@ class Store:
 
     @classmethod
     def _open_rw(
-        cls, path: str, busy_timeout_ms: int, recover: bool, synchronous: str = "NORMAL"
+        cls,
+        path: str,
+        busy_timeout_ms: int,
+        recover: bool,
+        synchronous: str = "NORMAL",
+        retries: int = 2,
     ) -> Store:
         try:
             st = os.stat(path)
@@ -629,13 +635,22 @@ class Store:
         if identity is None:
             identity = cls._create_file(path)
         try:
+            # mode=rw: never create the file here. Between the stat above and this
+            # connect, a recovering process may move a corrupt file aside; a file
+            # SQLite made in its place (outside the lock) would then be replaced by
+            # that process's fresh store, renamed in by _create_file, together with
+            # every event written to it. Only _create_file makes a store.
             conn = _sqlite3.connect(
-                path,
+                f"file:{_quote_uri(path)}?mode=rw",
                 timeout=busy_timeout_ms / 1000.0,
                 isolation_level=None,
                 check_same_thread=False,
+                uri=True,
             )
         except _sqlite3.Error as exc:
+            if retries > 0 and not os.path.lexists(path):
+                # Moved aside since the stat: start over (wait for the fresh store).
+                return cls._open_rw(path, busy_timeout_ms, recover, synchronous, retries - 1)
             raise _store_error(exc, path) from exc
         try:
             # Per connection. NORMAL in WAL mode: no fsync per commit, no corruption

@@ -1163,6 +1163,72 @@ def test_racing_recoveries_move_the_bad_file_once_and_lose_nothing(tmp_path):
         assert len(s.incidents()) == 1
 
 
+def test_open_racing_a_recovery_never_makes_a_store_that_gets_replaced(tmp_path, monkeypatch):
+    """The interleaving behind rare losses in the test above, forced with two threads.
+
+    X stats the garbage file; before X connects, M moves it aside and is building the
+    fresh store under its temporary name. X must not make a file of its own at the
+    path (SQLite creates a missing file on connect): M's rename would replace it and
+    every event X wrote there. X must end up in M's store instead.
+    """
+    from ctxmode import store as store_module
+
+    path = str(corrupt(tmp_path, "garbage"))
+    real_connect, real_migrate = _sqlite3.connect, store_module.migrate
+    x_thread = threading.get_ident()
+    m_building = threading.Event()  # M has its fresh store under the temporary name
+    x_settled = threading.Event()  # X is done with whatever its connect found or made
+    hooked: list[str] = []
+    m_opened: list[object] = []
+
+    def run_m() -> None:
+        try:
+            m_opened.append(Store.open(path, recover=True))
+        except BaseException as exc:  # reported by the assert below
+            m_opened.append(exc)
+
+    mover = threading.Thread(target=run_m)
+
+    def connect(database, *args, **kwargs):
+        name = str(database)
+        if threading.get_ident() != x_thread or hooked or ".new-" in name:
+            return real_connect(database, *args, **kwargs)
+        hooked.append(name)  # X's first connect to the store: its stat saw the garbage
+        mover.start()
+        assert m_building.wait(10)
+        try:
+            return real_connect(database, *args, **kwargs)
+        finally:
+            if not os.path.exists(path):
+                x_settled.set()  # X made nothing at the path: M may rename
+
+    def migrate(conn, *args):
+        version = real_migrate(conn, *args)
+        if ".new-" in conn.execute("PRAGMA database_list").fetchone()[2]:
+            m_building.set()
+            x_settled.wait(10)  # the bug: X writes into its own file meanwhile
+        return version
+
+    monkeypatch.setattr(_sqlite3, "connect", connect)
+    monkeypatch.setattr(store_module, "migrate", migrate)
+    x = Store.open(path, recover=True)
+    assert x.add_events("x", [read("x.py")], source_hook="t", project_dir="") == 1
+    x.close()
+    x_settled.set()
+    mover.join(10)
+    (m_store,) = m_opened
+    assert isinstance(m_store, Store), m_store
+    assert m_store.add_events("m", [read("m.py")], source_hook="t", project_dir="") == 1
+    m_store.close()
+    monkeypatch.undo()
+    assert len(hooked) == 1  # the interleaving did happen
+    assert [n for n in listing(tmp_path) if ".corrupt-" not in n] == ["s.db"]
+    assert len([n for n in listing(tmp_path) if ".corrupt-" in n]) == 1
+    with Store.open(path) as s:
+        assert sorted(m["session_id"] for m in s.sessions()) == ["m", "x"]
+        assert len(s.incidents()) == 1
+
+
 # ------------------------------------------------------------------ performance
 
 
