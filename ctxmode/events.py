@@ -91,16 +91,12 @@ class SessionEvent:
         self.id = id
 
     def __repr__(self) -> str:
-        return (
-            f"SessionEvent({self.type!r}, {self.category!r}, {self.priority!r}, {self.data!r})"
-        )
+        return f"SessionEvent({self.type!r}, {self.category!r}, {self.priority!r}, {self.data!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SessionEvent):
             return NotImplemented
-        return all(
-            getattr(self, name) == getattr(other, name) for name in SessionEvent.__slots__
-        )
+        return all(getattr(self, name) == getattr(other, name) for name in SessionEvent.__slots__)
 
     __hash__ = None  # type: ignore[assignment]  # mutable record
 
@@ -127,7 +123,11 @@ TYPES: dict[str, tuple[str, int, str]] = {
     # git
     "git_commit": ("git", CRITICAL, "{message, [sha], [dir]}"),
     "git_branch": ("git", HIGH, "{op: checkout|switch|branch, branch, [created], [dir]}"),
-    "git_op": ("git", NORMAL, "{op, args, [dir]}  (state-changing: merge, push, reset, stash, add, ...)"),
+    "git_op": (
+        "git",
+        NORMAL,
+        "{op, args, [dir]}  (state-changing: merge, push, reset, stash, add, ...)",
+    ),
     "git_query": ("git", MINOR, "{op, args, [dir]}  (read-only: status, log, diff, show, ...)"),
     # task / plan
     "task_create": ("task", CRITICAL, "{id, subject, [description], [status]}"),
@@ -140,10 +140,18 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "user_prompt": ("prompt", CRITICAL, "{text}"),
     "decision": ("decision", CRITICAL, "{text}"),
     "role": ("role", CRITICAL, "{text}"),
-    "intent": ("intent", HIGH, "{intent: investigate|implement|fix|review|test|refactor|document|other}"),
+    "intent": (
+        "intent",
+        HIGH,
+        "{intent: investigate|implement|fix|review|test|refactor|document|other}",
+    ),
     # error
     "tool_error": ("error", CRITICAL, "{tool, key, error}  (PostToolUseFailure)"),
-    "output_error": ("error", CRITICAL, "{tool, key, error}  (a successful call whose output shows a failure)"),
+    "output_error": (
+        "error",
+        CRITICAL,
+        "{tool, key, error}  (a successful call whose output shows a failure)",
+    ),
     "error_resolved": ("error", LOW, "{tool, key}  (a later success of the same command or file)"),
     # subagent / mcp / external-ref
     "subagent": ("subagent", HIGH, "{agent_type, description, [summary]}"),

@@ -13,6 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs ~20 ms to import: never at run time here
     from typing import Any
 
+
 def _accelerator() -> Any:
     try:  # CPython always has it; the fallback keeps other interpreters working.
         return __import__("_json")

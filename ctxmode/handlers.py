@@ -55,8 +55,7 @@ def handle(inp: HookInput, ctx: Context) -> str | None:
 def _open(ctx: Context, *, write: bool = True) -> Store:
     # Never wait for the lock longer than the deadline allows; leave a margin to spool.
     remaining = max(0.2, ctx.remaining() - 0.5)
-    return Store.open(ctx.store_path, busy_timeout_ms=int(min(remaining, 3.0) * 1000),
-                      recover=True)
+    return Store.open(ctx.store_path, busy_timeout_ms=int(min(remaining, 3.0) * 1000), recover=True)
 
 
 def _config(inp: HookInput, ctx: Context) -> dict[str, object]:
@@ -120,8 +119,13 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def _build_snapshot(store: Store, inp: HookInput, cfg: dict[str, object], kind: str,
-                    events: list[SessionEvent] | None = None) -> tuple[str, int]:
+def _build_snapshot(
+    store: Store,
+    inp: HookInput,
+    cfg: dict[str, object],
+    kind: str,
+    events: list[SessionEvent] | None = None,
+) -> tuple[str, int]:
     from ctxmode.snapshot import build_snapshot
 
     if events is None:
@@ -137,16 +141,18 @@ def _build_snapshot(store: Store, inp: HookInput, cfg: dict[str, object], kind: 
     return xml, len(events)
 
 
-def _store_events(store: Store, inp: HookInput, ctx: Context, events: list[SessionEvent],
-                  cfg: dict[str, object]) -> None:
+def _store_events(
+    store: Store, inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object]
+) -> None:
     cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
     # spool.take starts by reading <root>/spool, which exists only once a hook had to
     # spool (rare): without it there is nothing to take, and no need to import spool
     # (~0.3 ms). tests/test_bench.py checks that spool keeps its files in that folder.
     if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
         _drain_spool(store, inp, ctx, cap)
-    store.add_events(inp.session_id, events, source_hook=inp.event, project_dir=inp.project_dir,
-                     max_events=cap)
+    store.add_events(
+        inp.session_id, events, source_hook=inp.event, project_dir=inp.project_dir, max_events=cap
+    )
 
 
 def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
@@ -158,8 +164,9 @@ def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
         try:
             # One transaction, each line once (markers): a kill at any point neither
             # loses nor doubles what was spooled.
-            store.add_batches(pending, source_hook="spool", project_dir=inp.project_dir,
-                              max_events=cap)
+            store.add_batches(
+                pending, source_hook="spool", project_dir=inp.project_dir, max_events=cap
+            )
         except BaseException:
             spool.give_back(claimed, ctx.root, ctx.store_path)
             raise
@@ -176,14 +183,19 @@ def _spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> None:
 
     if events:
         spool.put(ctx.root, ctx.store_path, inp.session_id, events)
-        hooklog.write(ctx.log_dir, "WARN", inp.event,
-                      f"store locked; {len(events)} event(s) spooled for the next hook")
+        hooklog.write(
+            ctx.log_dir,
+            "WARN",
+            inp.event,
+            f"store locked; {len(events)} event(s) spooled for the next hook",
+        )
     else:
         hooklog.write(ctx.log_dir, "WARN", inp.event, "store locked; nothing to record")
 
 
-def _record(inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object],
-            store: Store) -> bool:
+def _record(
+    inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object], store: Store
+) -> bool:
     """Store events, or spool them if the store stays locked past our deadline.
 
     Returns False when the store was locked (the caller should not wait for it again).
@@ -249,8 +261,14 @@ def _resolutions(store: Store, inp: HookInput, keys: tuple[str, ...]) -> list[Se
     from ctxmode.events import make
 
     return [
-        make("error_resolved", {"tool": inp.tool_name, "key": key}, tool_use_id=inp.tool_use_id,
-             agent_id=inp.agent_id, agent_type=inp.agent_type, source_hook=inp.event)
+        make(
+            "error_resolved",
+            {"tool": inp.tool_name, "key": key},
+            tool_use_id=inp.tool_use_id,
+            agent_id=inp.agent_id,
+            agent_type=inp.agent_type,
+            source_hook=inp.event,
+        )
         for key in keys
         if key in open_keys
     ]
@@ -268,8 +286,9 @@ def on_prompt(inp: HookInput, ctx: Context) -> str | None:
         if not _record(inp, ctx, events, cfg, store):
             return None
         if store.has_unclaimed(inp.session_id, kind="compact"):
-            resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
-                                        kind="compact")
+            resume = store.claim_resume(
+                claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
+            )
             if resume is not None:
                 return resume.snapshot
     finally:
@@ -297,8 +316,9 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             store.prune_idle(int(cfg["retention_days"]))  # type: ignore[call-overload]
         own_events = store.event_count(inp.session_id)
         if source == "compact":
-            resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
-                                        kind="compact")
+            resume = store.claim_resume(
+                claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
+            )
             if resume is not None:
                 return resume.snapshot
             if own_events == 0:
@@ -310,28 +330,34 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             # PreCompact never ran (or failed): build the snapshot now, keep a record of it.
             xml, count = _build_snapshot(store, inp, cfg, "compact", events)
             store.save_resume(inp.session_id, xml, count, kind="compact")
-            resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
-                                        kind="compact")
+            resume = store.claim_resume(
+                claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
+            )
             return resume.snapshot if resume is not None else None
         if source in ("resume", "fork"):
             if own_events:
                 store.discard_unclaimed(inp.session_id, reason="resumed", kind="end")
-                resume = store.claim_resume(claimed_by=inp.session_id, session_id=inp.session_id,
-                                            kind="compact")
+                resume = store.claim_resume(
+                    claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
+                )
                 return resume.snapshot if resume is not None else None
             if store.session_flag(inp.session_id, "cleared"):
                 return None
-            resume = store.claim_resume(claimed_by=inp.session_id,
-                                        exclude_session=inp.session_id, kind="end")
+            resume = store.claim_resume(
+                claimed_by=inp.session_id, exclude_session=inp.session_id, kind="end"
+            )
             if resume is None:
                 # Another session's compaction snapshot belongs to that session's own
                 # SessionStart(compact), due within the compaction: only one that is
                 # still unclaimed long after (the compaction never finished) is left
                 # for a new session to pick up. Taking it earlier would leave the
                 # compacted session with nothing.
-                resume = store.claim_resume(claimed_by=inp.session_id,
-                                            exclude_session=inp.session_id, kind="compact",
-                                            min_age_seconds=COMPACT_GRACE_SECONDS)
+                resume = store.claim_resume(
+                    claimed_by=inp.session_id,
+                    exclude_session=inp.session_id,
+                    kind="compact",
+                    min_age_seconds=COMPACT_GRACE_SECONDS,
+                )
             return resume.snapshot if resume is not None else None
         if source == "clear":
             # A clean slate: this new session must never inherit what came before it.
@@ -342,8 +368,12 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             store.touch_session(inp.session_id, inp.project_dir)
             return None
         max_age = float(cfg["startup_max_age_hours"]) * 3600  # type: ignore[arg-type]
-        resume = store.claim_resume(claimed_by=inp.session_id, exclude_session=inp.session_id,
-                                    max_age_seconds=max_age, kind="end")
+        resume = store.claim_resume(
+            claimed_by=inp.session_id,
+            exclude_session=inp.session_id,
+            max_age_seconds=max_age,
+            kind="end",
+        )
         return resume.snapshot if resume is not None else None
     finally:
         store.close()

@@ -77,7 +77,12 @@ def read_records(log_dir: str, limit: int = 50) -> list[dict[str, str]]:
             parts = line.split("\t", 3)
             if len(parts) == 4:
                 records.append(
-                    {"time": parts[0], "level": parts[1], "event": parts[2],
-                     "message": parts[3], "detail": ""}
+                    {
+                        "time": parts[0],
+                        "level": parts[1],
+                        "event": parts[2],
+                        "message": parts[3],
+                        "detail": "",
+                    }
                 )
     return records[-limit:]

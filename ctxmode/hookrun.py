@@ -176,8 +176,17 @@ def run_hook(
 
 
 # Exceptions whose messages ctxmode writes itself (paths, counts, never payload text).
-_OWN_MESSAGES = ("StoreError", "StoreLocked", "StoreTooNew", "StoreCorrupt", "StoreMissing",
-                 "PayloadError", "JSONDecodeError", "SettingsError", "ConfigError")
+_OWN_MESSAGES = (
+    "StoreError",
+    "StoreLocked",
+    "StoreTooNew",
+    "StoreCorrupt",
+    "StoreMissing",
+    "PayloadError",
+    "JSONDecodeError",
+    "SettingsError",
+    "ConfigError",
+)
 
 
 def _describe(exc: BaseException) -> str:

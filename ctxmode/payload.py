@@ -133,10 +133,31 @@ def parse(data: bytes, event: str | None = None) -> HookInput:
 # Fields worth recovering from the head of an oversized payload, top level first.
 # Claude Code writes the envelope (session_id, cwd, hook_event_name, tool_name) and the
 # tool_input's short fields before the big values (file contents, tool output).
-_SALVAGE_TOP = ("session_id", "transcript_path", "cwd", "hook_event_name", "tool_name",
-                "tool_use_id", "agent_id", "agent_type", "source", "reason", "trigger")
-_SALVAGE_INPUT = ("file_path", "notebook_path", "path", "command", "description",
-                  "subject", "taskId", "status", "url", "pattern")
+_SALVAGE_TOP = (
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "tool_name",
+    "tool_use_id",
+    "agent_id",
+    "agent_type",
+    "source",
+    "reason",
+    "trigger",
+)
+_SALVAGE_INPUT = (
+    "file_path",
+    "notebook_path",
+    "path",
+    "command",
+    "description",
+    "subject",
+    "taskId",
+    "status",
+    "url",
+    "pattern",
+)
 
 
 def _string_after_key(text: str, key: str) -> str | None:

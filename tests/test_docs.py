@@ -15,8 +15,12 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 
 
 def test_generated_blocks_are_fresh() -> None:
-    result = subprocess.run([sys.executable, str(REPO / "scripts" / "update_readme.py"), "--check"],
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "update_readme.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -45,12 +49,19 @@ def test_help_lists_every_command() -> None:
 
 
 def test_search_loads_only_its_own_command_module() -> None:
-    code = ("import sys; from ctxmode.cli import main\n"
-            "try: main(['search', '--help'])\n"
-            "except SystemExit: pass\n"
-            "print(sorted(m for m in sys.modules if m.startswith('ctxmode.cli.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=REPO).stdout.strip().splitlines()[-1]
+    code = (
+        "import sys; from ctxmode.cli import main\n"
+        "try: main(['search', '--help'])\n"
+        "except SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ctxmode.cli.')))"
+    )
+    out = (
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+        )
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     loaded = eval(out)  # a printed list of module names
     assert "ctxmode.cli.search" in loaded
     assert not {"ctxmode.cli.bench_cmd", "ctxmode.cli.demo", "ctxmode.cli.doctor"} & set(loaded)

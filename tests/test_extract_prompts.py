@@ -393,7 +393,8 @@ def test_prompts_written_by_the_client_are_not_user_requests(prompt: str) -> Non
     from ctxmode.extract import extract
     from ctxmode.payload import from_dict
 
-    inp = from_dict({"session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit",
-                     "prompt": prompt})
+    inp = from_dict(
+        {"session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    )
     inp.project_dir = "/p"
     assert extract(inp) == []

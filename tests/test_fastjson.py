@@ -13,7 +13,11 @@ from hypothesis import strategies as st
 from ctxmode import fastjson
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
     lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
     max_leaves=30,
 )
@@ -28,8 +32,19 @@ def test_round_trip_matches_json(value: object) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", " ", "{", '{"a": "x', '{"a": tru', "[1,", '{"a" 1}', "{} {}", "nul", "[" * 50_000,
-     b"\xff\xfe{}"],
+    [
+        "",
+        " ",
+        "{",
+        '{"a": "x',
+        '{"a": tru',
+        "[1,",
+        '{"a" 1}',
+        "{} {}",
+        "nul",
+        "[" * 50_000,
+        b"\xff\xfe{}",
+    ],
 )
 def test_malformed_documents_raise_jsondecodeerror(text: str | bytes) -> None:
     with pytest.raises(fastjson.JSONDecodeError):
@@ -48,10 +63,11 @@ def test_malformed_is_a_decode_error_even_without_the_json_package() -> None:
         "print('ok')"
     )
     root = str(__import__("pathlib").Path(__file__).resolve().parents[1])
-    result = subprocess.run([sys.executable, "-I", "-S", "-c", code, root], capture_output=True,
-                            text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, root], capture_output=True, text=True, check=False
+    )
     assert (result.returncode, result.stdout.strip(), result.stderr) == (0, "ok", "")
 
 
 def test_utf8_bom_and_surrounding_whitespace() -> None:
-    assert fastjson.loads(b"\xef\xbb\xbf \n{\"a\": [1, 2.5, null]}\n ") == {"a": [1, 2.5, None]}
+    assert fastjson.loads(b'\xef\xbb\xbf \n{"a": [1, 2.5, null]}\n ') == {"a": [1, 2.5, None]}

@@ -430,8 +430,9 @@ def test_the_log_holds_no_payload_content(tmp_path: Path) -> None:
     assert marker.encode() not in log  # ...without a byte of what the payloads held
 
 
-def test_unexpected_exceptions_are_logged_without_their_message(tmp_path: Path,
-                                                              monkeypatch) -> None:
+def test_unexpected_exceptions_are_logged_without_their_message(
+    tmp_path: Path, monkeypatch
+) -> None:
     """A bug whose exception quotes the payload: type and frames logged, the text withheld."""
     import io
 
@@ -444,8 +445,14 @@ def test_unexpected_exceptions_are_logged_without_their_message(tmp_path: Path,
 
     monkeypatch.setattr(handlers, "handle", explode)
     root = tmp_path / "data"
-    payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "prompt": marker,
-                          "hook_event_name": "UserPromptSubmit"}).encode()
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(tmp_path),
+            "prompt": marker,
+            "hook_event_name": "UserPromptSubmit",
+        }
+    ).encode()
     out = hookrun.run_hook("UserPromptSubmit", io.BytesIO(payload), {"CTXMODE_HOME": str(root)})
     assert out == b""
     log = (root / "logs" / "ctxmode.log").read_text()

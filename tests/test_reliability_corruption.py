@@ -439,8 +439,11 @@ def test_fifo_in_place_of_the_config_file_cannot_hold_a_hook(tmp_path: Path) -> 
     assert elapsed < hookrun.DEADLINES["UserPromptSubmit"] / 2
     assert not any("deadline" in r for r in _log_records(root))
     with Store.open(paths.store_path(str(project), env), readonly=True) as store:
-        texts = [json.loads(e.data).get("text") for s in store.sessions()
-                 for e in store.session_events(s["session_id"])]
+        texts = [
+            json.loads(e.data).get("text")
+            for s in store.sessions()
+            for e in store.session_events(s["session_id"])
+        ]
     assert "hi there" in texts
 
 

@@ -8,14 +8,38 @@ import click
 
 from ctxmode.cli.common import echo_json, open_store, project_option, relative_time
 
-EVENT_FIELDS = ("id", "type", "category", "priority", "data", "created_at", "source_hook",
-                "agent_id", "agent_type", "tool_use_id")
-RESUME_FIELDS = ("compact_seq", "kind", "consumed", "consumed_at", "consumed_by", "event_count",
-                 "created_at", "snapshot")
+EVENT_FIELDS = (
+    "id",
+    "type",
+    "category",
+    "priority",
+    "data",
+    "created_at",
+    "source_hook",
+    "agent_id",
+    "agent_type",
+    "tool_use_id",
+)
+RESUME_FIELDS = (
+    "compact_seq",
+    "kind",
+    "consumed",
+    "consumed_at",
+    "consumed_by",
+    "event_count",
+    "created_at",
+    "snapshot",
+)
 
 
-def collect(store: Any, *, session: str | None, since: str | None = None,
-            category: str | None = None, limit: int | None = None) -> dict[str, Any]:
+def collect(
+    store: Any,
+    *,
+    session: str | None,
+    since: str | None = None,
+    category: str | None = None,
+    limit: int | None = None,
+) -> dict[str, Any]:
     """The dump document (design.md contract): ``{"sessions": [...]}``."""
     sessions = []
     for meta in store.sessions():
@@ -32,21 +56,22 @@ def collect(store: Any, *, session: str | None, since: str | None = None,
         if limit is not None:
             events = events[-limit:]
         resumes = [
-            {name: row.get(name) for name in RESUME_FIELDS}
-            for row in store.resumes(session_id)
+            {name: row.get(name) for name in RESUME_FIELDS} for row in store.resumes(session_id)
         ]
         for resume in resumes:
             resume["consumed"] = bool(resume["consumed"])
-        sessions.append({
-            "session_id": session_id,
-            "project_dir": meta.get("project_dir"),
-            "started_at": meta.get("started_at"),
-            "last_event_at": meta.get("last_event_at"),
-            "event_count": meta.get("event_count"),
-            "compact_count": meta.get("compact_count") or 0,
-            "events": events,
-            "resumes": resumes,
-        })
+        sessions.append(
+            {
+                "session_id": session_id,
+                "project_dir": meta.get("project_dir"),
+                "started_at": meta.get("started_at"),
+                "last_event_at": meta.get("last_event_at"),
+                "event_count": meta.get("event_count"),
+                "compact_count": meta.get("compact_count") or 0,
+                "events": events,
+                "resumes": resumes,
+            }
+        )
     return {"sessions": sessions}
 
 
@@ -89,10 +114,19 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
 @click.option("--since", help="Only events at or after this ISO time (e.g. 2026-12-01).")
 @click.option("--category", help="Only events of this category (file, git, task, ...).")
 @click.option("--limit", type=int, help="At most this many (newest) events per session.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document (sessions, events, resumes).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON document (sessions, events, resumes)."
+)
 @click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON object per event.")
-def dump(project: str | None, session: str | None, since: str | None, category: str | None,
-         limit: int | None, as_json: bool, as_jsonl: bool) -> None:
+def dump(
+    project: str | None,
+    session: str | None,
+    since: str | None,
+    category: str | None,
+    limit: int | None,
+    as_json: bool,
+    as_jsonl: bool,
+) -> None:
     """Show the sessions, events and snapshots stored for a project."""
     with open_store(project) as store:
         document = collect(store, session=session, since=since, category=category, limit=limit)
