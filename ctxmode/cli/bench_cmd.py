@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 import click
 
 from ctxmode import bench
@@ -36,7 +39,8 @@ def bench_command(runs: int, as_json: bool, settings_path: str | None) -> None:
     def progress(message: str) -> None:
         click.echo(f"\r\033[K{message}", nl=False, err=True)
 
-    show = progress if not as_json and click.get_text_stream("stderr").isatty() else None
+    on_tty = sys.stderr.isatty()
+    show: Callable[[str], None] | None = progress if not as_json and on_tty else None
     try:
         report = bench.run(runs, settings_path, progress=show)
     except bench.BenchError as exc:
