@@ -34,3 +34,13 @@ def fixtures_dir() -> Path:
     if not FIXTURES.is_dir():
         pytest.skip(f"Claude Code fixtures not found at {FIXTURES}")
     return FIXTURES
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Long soak and fuzz runs (``@pytest.mark.slow``) run only when ``-m`` names them."""
+    if "slow" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow (or scripts/soak.sh)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -48,10 +48,6 @@ SEEDS = load_seeds()
 SCALE = int(os.environ.get("CTXMODE_SOAK_SCALE", "1"))
 
 
-def _wants_slow(config: pytest.Config) -> bool:
-    return "slow" in (config.getoption("-m") or "")
-
-
 def _log_records(root: Path) -> list[str]:
     """The log's record lines (tracebacks left out), oldest first, across rotations."""
     lines: list[str] = []
@@ -132,8 +128,6 @@ def test_random_bytes_in_process(event: str, stdin: bytes, tmp_path_factory) -> 
 @pytest.mark.slow
 def test_structured_fuzz_in_process_long(request, tmp_path) -> None:
     """Thousands of structure-aware cases (hypothesis, random order each run)."""
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     env = environment(str(tmp_path))
 
     @settings(max_examples=5000 * SCALE, deadline=None, database=None,
@@ -211,8 +205,6 @@ def test_structured_fuzz_as_processes(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_structured_fuzz_as_processes_long(request, tmp_path: Path) -> None:
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     _subprocess_sample(tmp_path, 600 * SCALE, seed=int(time.time()))
 
 

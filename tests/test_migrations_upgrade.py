@@ -51,10 +51,6 @@ KEYS = {"store_meta": "key", "session_meta": "session_id"}
 SCALE = int(os.environ.get("CTXMODE_SOAK_SCALE", "1"))
 
 
-def _wants_slow(config: pytest.Config) -> bool:
-    return "slow" in (config.getoption("-m") or "")
-
-
 def _connect(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(str(path), timeout=10, isolation_level=None)
 
@@ -439,8 +435,6 @@ def test_migration_killed_at_random_points(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_migration_kill_soak(request, tmp_path: Path, capsys) -> None:
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     figures = _random_kills(tmp_path, 40 * SCALE, seed=int(time.time()))
     with capsys.disabled():
         print(f"\n[migrations] kill soak: {figures}")

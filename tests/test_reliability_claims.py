@@ -32,10 +32,6 @@ PROJECT = "/home/dev/proj"
 SCALE = int(os.environ.get("CTXMODE_SOAK_SCALE", "1"))
 
 
-def _wants_slow(config: pytest.Config) -> bool:
-    return "slow" in (config.getoption("-m") or "")
-
-
 def _env(root: Path, project: str | None = PROJECT) -> dict[str, str]:
     env = hook_env(CTXMODE_HOME=str(root))
     if project is not None:
@@ -172,8 +168,6 @@ def _race_once(root: Path, rounds: int) -> int:
 
 @pytest.mark.slow
 def test_claim_race_soak(request, tmp_path: Path, capsys) -> None:
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     claims = _race_once(tmp_path, 20 * SCALE)
     with capsys.disabled():
         print(f"\n[claims] soak: {claims} racing claimers")

@@ -35,10 +35,6 @@ SCALE = int(os.environ.get("CTXMODE_SOAK_SCALE", "1"))
 STARTUP_SLACK = 1.5
 
 
-def _wants_slow(config: pytest.Config) -> bool:
-    return "slow" in (config.getoption("-m") or "")
-
-
 def _env(root: Path) -> dict[str, str]:
     return hook_env(CTXMODE_HOME=str(root), CLAUDE_PROJECT_DIR=PROJECT)
 
@@ -194,8 +190,6 @@ def test_64_writers_with_readers_and_a_precompact(tmp_path: Path, capsys) -> Non
 
 @pytest.mark.slow
 def test_contention_soak(request, tmp_path: Path, capsys) -> None:
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     rounds = 10 * SCALE
     for r in range(rounds):
         worst = _contention_round(tmp_path, 64, f"r{r}")

@@ -36,10 +36,6 @@ PROJECT = "/home/dev/proj"
 SCALE = int(os.environ.get("CTXMODE_SOAK_SCALE", "1"))
 
 
-def _wants_slow(config: pytest.Config) -> bool:
-    return "slow" in (config.getoption("-m") or "")
-
-
 def _env(root: Path) -> dict[str, str]:
     return hook_env(CTXMODE_HOME=str(root), CLAUDE_PROJECT_DIR=PROJECT)
 
@@ -175,8 +171,6 @@ def test_sigkill_during_concurrent_writes_loses_nothing_committed(tmp_path: Path
 
 @pytest.mark.slow
 def test_sigkill_soak(request, tmp_path: Path, capsys) -> None:
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     figures = _kill_rounds(tmp_path, rounds=150 * SCALE, writers=8, seed=int(time.time()),
                            spooled_every=5)  # fmt: skip
     with capsys.disabled():
@@ -233,8 +227,6 @@ def test_sigkill_while_creating_the_store(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_sigkill_while_creating_the_store_soak(request, tmp_path: Path) -> None:
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     assert _creation_kills(tmp_path, iterations=100 * SCALE, seed=int(time.time())) >= 100
 
 
@@ -297,8 +289,6 @@ def test_killed_precompact_never_leaves_a_half_snapshot(tmp_path: Path, capsys) 
 
 @pytest.mark.slow
 def test_killed_precompact_soak(request, tmp_path: Path, capsys) -> None:
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     figures = _snapshot_kills(tmp_path, iterations=120 * SCALE, seed=int(time.time()))
     with capsys.disabled():
         print(f"\n[crash] snapshots soak: {figures}")

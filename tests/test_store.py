@@ -1356,14 +1356,8 @@ def test_insert_cost_is_flat_and_search_is_fast_at_100k(tmp_path, capsys):
     big.close()
 
 
-def _wants_slow(config) -> bool:
-    return "slow" in (config.getoption("-m") or "")
-
-
 @pytest.mark.slow
 def test_search_at_one_million_events(tmp_path, request, capsys):
-    if not _wants_slow(request.config):
-        pytest.skip("slow: run with -m slow")
     big = Store.open(str(tmp_path / "big.db"))
     started = time.perf_counter()
     bulk_fill(big, 1_000_000)
