@@ -52,10 +52,14 @@ def handle(inp: HookInput, ctx: Context) -> str | None:
 # -- helpers -------------------------------------------------------------------------
 
 
-def _open(ctx: Context, *, write: bool = True) -> Store:
-    # Never wait for the lock longer than the deadline allows; leave a margin to spool.
-    remaining = max(0.2, ctx.remaining() - 0.5)
-    return Store.open(ctx.store_path, busy_timeout_ms=int(min(remaining, 3.0) * 1000), recover=True)
+def _lock_wait_ms(ctx: Context, floor: float) -> int:
+    """How long a wait for the write lock may take: never past the deadline (with a
+    margin left to spool), never more than 3 s, at least ``floor`` seconds."""
+    return int(max(floor, min(ctx.remaining() - 0.5, 3.0)) * 1000)
+
+
+def _open(ctx: Context) -> Store:
+    return Store.open(ctx.store_path, busy_timeout_ms=_lock_wait_ms(ctx, 0.2), recover=True)
 
 
 def _config(inp: HookInput, ctx: Context) -> dict[str, object]:
@@ -173,8 +177,7 @@ def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
         spool.finish(claimed)
         # The import may have waited for the lock: the next wait must still end before
         # the deadline, or the watchdog would leave with this call's events unspooled.
-        wait_ms = int(max(0.1, min(ctx.remaining() - 0.5, 3.0)) * 1000)
-        store.conn.execute(f"PRAGMA busy_timeout = {wait_ms:d}")
+        store.conn.execute(f"PRAGMA busy_timeout = {_lock_wait_ms(ctx, 0.1):d}")
 
 
 def _spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> None:
