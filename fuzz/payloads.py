@@ -21,18 +21,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Protocol
 
+from ctxmode.payload import EVENTS
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
 
-# The events ctxmode registers for (hookrun.DEADLINES) and the two that print.
-HOOK_EVENTS = (
-    "PostToolUse",
-    "PostToolUseFailure",
-    "UserPromptSubmit",
-    "PreCompact",
-    "SessionStart",
-    "SessionEnd",
-)
+# The events ctxmode registers for, and (the contract checked below, so written out
+# here rather than taken from the code under test) the two that may print.
+HOOK_EVENTS = EVENTS
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 
 PROJECT = "/home/dev/proj"
