@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ctxmode import fastjson
+from ctxmode import fastjson, paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,10 +47,16 @@ PROJECT_FILE = os.path.join(".claude", "ctxmode.json")
 
 
 def config_dir(env: Mapping[str, str]) -> str:
-    """Where the global config file lives (mirrors platformdirs without importing it)."""
-    home = env.get("CTXMODE_HOME")
-    if home:
-        return home
+    """Where the global config file lives.
+
+    In the data root whenever the root was chosen (``CTXMODE_HOME``, or the root an
+    installation recorded): the hooks and the CLI then read one file whatever the
+    environment of each. Otherwise platformdirs' user config dir, mirrored here
+    without importing it.
+    """
+    root, source = paths.resolve_root(env)
+    if source != paths.ROOT_FROM_DEFAULT:
+        return root
     if sys.platform == "win32":
         base = env.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
         return os.path.join(base, "ctxmode", "ctxmode")
@@ -268,11 +274,19 @@ def save(path: str, values: Mapping[str, Any]) -> None:
     import tempfile
 
     folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
+    # The global file (and its folder) is the user's alone; the project file is the
+    # team's and keeps whatever mode it has.
+    private = os.path.basename(path) == GLOBAL_FILE
+    if private:
+        paths.ensure_dir(folder)
+    else:
+        os.makedirs(folder, exist_ok=True)
     try:
         mode: int | None = os.stat(path).st_mode & 0o7777
     except OSError:
         mode = None
+    if private:
+        mode = 0o600
     text = json.dumps(dict(values), indent=2, ensure_ascii=False) + "\n"
     fd, temp = tempfile.mkstemp(
         dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp"

@@ -315,8 +315,75 @@ def file_size(path: str) -> int:
     return total
 
 
+ROOT_SOURCES = {
+    paths.ROOT_FROM_ENV: "set by CTXMODE_HOME",
+    paths.ROOT_FROM_INSTALL: "recorded by install.sh in the installed environment",
+    paths.ROOT_FROM_POINTER: "named by the pointer install.sh left at {pointer}",
+    paths.ROOT_FROM_DEFAULT: "the platform default",
+}
+
+
+def unsafe_paths(root: str) -> list[str]:
+    """Why the hooks refuse to use this root: links and paths of another user.
+
+    Loose modes are not listed here: the next hook tightens those (see
+    :func:`paths.private_problem`); ``_private_problems`` reports them.
+    """
+    candidates = [
+        root,
+        *(os.path.join(root, sub) for sub in ("sessions", "spool", "logs")),
+        os.path.join(root, "logs", hooklog.LOG_NAME),
+    ]
+    for sub in ("sessions", "spool"):
+        folder = os.path.join(root, sub)
+        with contextlib.suppress(OSError):
+            if not os.path.islink(folder):
+                candidates.extend(os.path.join(folder, name) for name in sorted(os.listdir(folder)))
+    problems = []
+    for path in candidates:
+        problem = paths.private_problem(path, tighten=False)
+        if problem and "open to others" not in problem:
+            problems.append(problem)
+    return problems
+
+
 def check_data_root(ctx: Context) -> list[Check]:
-    root = ctx.root
+    root, source = paths.resolve_root(ctx.env)
+    pointer = os.path.join(paths.pointer_dir(ctx.env), paths.ROOT_MARKER)
+    origin = ROOT_SOURCES[source].format(pointer=pointer)
+    checks_first = [Check("data", "root from", OK, f"{root}: {origin}")]
+    if source == paths.ROOT_FROM_ENV:
+        # CTXMODE_HOME wins wherever it is set; a hook started without it (Claude Code
+        # launched from elsewhere) falls back to the installed root.
+        env = {k: v for k, v in ctx.env.items() if k != "CTXMODE_HOME"}
+        fallback, fallback_source = paths.resolve_root(env)
+        recorded = fallback_source in (paths.ROOT_FROM_INSTALL, paths.ROOT_FROM_POINTER)
+        if recorded and os.path.normpath(fallback) != os.path.normpath(root):
+            checks_first[0] = Check(
+                "data",
+                "root from",
+                WARN,
+                f"{root}: set by CTXMODE_HOME; processes without it use {fallback}",
+                "set CTXMODE_HOME where Claude Code starts too, or re-run install.sh with it",
+            )
+    unsafe = unsafe_paths(root)
+    if unsafe:
+        return [
+            *checks_first,
+            Check(
+                "data",
+                "data root",
+                FAIL,
+                f"not used: the hooks record nothing while {unsafe[0]}",
+                "make it a real folder of yours, e.g. set CTXMODE_HOME to the resolved path "
+                "(realpath), or move the foreign or linked files away",
+                tuple(unsafe),
+            ),
+        ]
+    return checks_first + _check_data_root_folder(ctx, root)
+
+
+def _check_data_root_folder(ctx: Context, root: str) -> list[Check]:
     if not os.path.exists(root):
         parent = os.path.dirname(root)
         while parent and not os.path.exists(parent):

@@ -40,7 +40,11 @@ def _rotate(path: str) -> None:
 def write(log_dir: str, level: str, event: str, message: str, detail: str = "") -> None:
     """Append one record; never raises (a hook must not fail because its log cannot)."""
     try:
-        os.makedirs(log_dir, mode=0o700, exist_ok=True)
+        # Every missing folder 0700, the data root included: a log written first must
+        # not leave the root open to others (os.makedirs applies the mode to the leaf).
+        from ctxmode.paths import ensure_dir
+
+        ensure_dir(log_dir)
         path = os.path.join(log_dir, LOG_NAME)
         try:
             if os.stat(path).st_size > MAX_BYTES:

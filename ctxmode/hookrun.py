@@ -134,6 +134,11 @@ def run_hook(
         if disabled(env):
             return b""
         root = paths.data_root(env)
+        if paths.root_problem(root):
+            # A root that is a link, someone else's, or not ours alone is not used —
+            # not even for the log: skip in silence; `ctxmode doctor` says why.
+            root = ""
+            return b""
         data, size = read_input(stdin)
         oversized = size > len(data)
         inp = payload.salvage(data, event) if oversized else payload.parse(data, event)
@@ -143,7 +148,13 @@ def run_hook(
         if os.path.exists(os.path.join(inp.project_dir, ".ctxmode-ignore")):
             return b""
         deadline = DEADLINES.get(event, DEFAULT_DEADLINE)
-        ctx = Context(env, root, paths.prepare_store_path(inp.project_dir, env), deadline)
+        store_path = paths.prepare_store_path(inp.project_dir, env)
+        if paths.private_problem(store_path) or paths.private_problem(
+            paths.spool_file(root, store_path)
+        ):
+            root = ""
+            return b""
+        ctx = Context(env, root, store_path, deadline)
         if watchdog and output_lock is not None:
             _start_watchdog(deadline, event, ctx.log_dir, output_lock)
 

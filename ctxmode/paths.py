@@ -127,15 +127,51 @@ def _home(env: Mapping[str, str]) -> str:
 
 
 def data_root(env: Mapping[str, str], platform: str = sys.platform) -> str:
-    """``CTXMODE_HOME``, else what ``platformdirs.user_data_dir("ctxmode", appauthor=False)`` gives."""
+    """The one data root every hook and CLI command uses (see :func:`resolve_root`)."""
+    return resolve_root(env, platform)[0]
+
+
+# Where the root came from, in the order they are tried.
+ROOT_FROM_ENV = "CTXMODE_HOME"
+ROOT_FROM_INSTALL = "install"
+ROOT_FROM_POINTER = "pointer"
+ROOT_FROM_DEFAULT = "default"
+
+
+def resolve_root(env: Mapping[str, str], platform: str = sys.platform) -> tuple[str, str]:
+    """(data root, where it came from). The rule, in order:
+
+    1. ``CTXMODE_HOME`` in the environment (the contract: it moves all data);
+    2. the root recorded by the installation that runs this code: the file
+       ``ctxmode-data-root`` in its virtual environment, found from ``sys.prefix`` or,
+       for hooks run as ``<venv>/bin/python -I -S`` (which never set ``sys.prefix`` to
+       the venv), from ``sys.executable``;
+    3. the per-user pointer ``install.sh`` leaves at the fixed default location
+       (``~/.local/share/ctxmode/ctxmode-data-root`` on Linux, ignoring
+       ``XDG_DATA_HOME``), for code run by another interpreter, e.g. the plugin's
+       ``python3``; it is read only when it is a regular file of this user that no
+       one else can write;
+    4. the platform's user data dir, what platformdirs gives (``XDG_DATA_HOME`` honoured).
+
+    So once installed the root is fixed, whatever ``XDG_DATA_HOME`` says later, and
+    every process of the user agrees on it unless ``CTXMODE_HOME`` says otherwise.
+    """
     override = env.get("CTXMODE_HOME")
     if override:
         if override == "~" or override.startswith("~/"):
             override = _home(env) + override[1:]
-        return _abs(override)
+        return _abs(override), ROOT_FROM_ENV
     installed = installed_root()
     if installed:
-        return installed
+        return installed, ROOT_FROM_INSTALL
+    pointed = _read_root_file(os.path.join(pointer_dir(env, platform), ROOT_MARKER), trusted=True)
+    if pointed:
+        return pointed, ROOT_FROM_POINTER
+    return default_root(env, platform), ROOT_FROM_DEFAULT
+
+
+def default_root(env: Mapping[str, str], platform: str = sys.platform) -> str:
+    """What ``platformdirs.user_data_dir("ctxmode", appauthor=False)`` gives."""
     if platform == "win32":
         base = env.get("LOCALAPPDATA") or os.path.join(
             env.get("USERPROFILE") or _home(env), "AppData", "Local"
@@ -146,25 +182,121 @@ def data_root(env: Mapping[str, str], platform: str = sys.platform) -> str:
     xdg = env.get("XDG_DATA_HOME", "")
     if xdg.startswith("/"):
         return os.path.join(xdg, APP_NAME)
+    return pointer_dir(env, platform)
+
+
+def pointer_dir(env: Mapping[str, str], platform: str = sys.platform) -> str:
+    """The default data root with no ``XDG_*``/``LOCALAPPDATA`` override: a fixed place."""
+    if platform == "win32":
+        base = env.get("USERPROFILE") or _home(env)
+        return os.path.join(base, "AppData", "Local", APP_NAME)
     if platform == "darwin":
         return os.path.join(_home(env), "Library", "Application Support", APP_NAME)
     return os.path.join(_home(env), ".local", "share", APP_NAME)
 
 
-# ``install.sh`` drops this file into the virtual environment it creates at
-# ``<root>/venv``: hooks run by that environment's interpreter then use the data root
-# it was installed for, even when Claude Code is started without CTXMODE_HOME.
+# ``install.sh`` writes this file into the virtual environment it creates at
+# ``<root>/venv`` and, as the per-user pointer, into :func:`pointer_dir`.
 ROOT_MARKER = "ctxmode-data-root"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_UID = os.getuid() if hasattr(os, "getuid") else None
 
 
 def installed_root() -> str | None:
     """The data root recorded in the running interpreter's environment, if any."""
+    root = _read_root_file(os.path.join(sys.prefix, ROOT_MARKER))
+    if root:
+        return root
+    # ``python -I -S`` skips site.py, which is what points sys.prefix at a venv; the
+    # executable's path still names it (<venv>/bin/python, <venv>\Scripts\python.exe).
+    venv = os.path.dirname(os.path.dirname(sys.executable or ""))
+    if venv and venv != sys.prefix:
+        return _read_root_file(os.path.join(venv, ROOT_MARKER))
+    return None
+
+
+def _read_root_file(path: str, trusted: bool = False) -> str | None:
+    """The absolute path a root file names; None when absent, empty or relative.
+
+    ``trusted``: also None unless the file is a regular file of this user that group
+    and others cannot write (a pointer anyone could edit would redirect the data).
+    """
     try:
-        with open(os.path.join(sys.prefix, ROOT_MARKER), encoding="utf-8") as handle:
-            root = handle.read(4096).strip()
+        # O_NONBLOCK: a FIFO in its place must not hang a hook.
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000:
+            return None
+        if trusted and _UID is not None and (st.st_uid != _UID or st.st_mode & 0o022):
+            return None
+        root = os.read(fd, 4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return root if root.startswith(("/", "\\")) or root[1:3] == ":\\" else None
+
+
+_KIND_DIR = 0o040000
+_KIND_LINK = 0o120000
+
+
+def private_problem(path: str, *, tighten: bool = True) -> str | None:
+    """Why ``path`` must not be used; None when it is absent or fine.
+
+    A symbolic link (it could send the data anywhere) or a path of another user is
+    refused. One of this user that group or others can reach is
+    tightened to 0700/0600 (unless ``tighten`` is False, for ``doctor``'s read-only
+    look) and then fine: the data must be the user's alone.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path} cannot be inspected ({exc.strerror})"
+    # Only a link is refused for its kind: a directory where the store should be, or
+    # the like, is damage that the store's own recovery moves aside.
+    if st.st_mode & 0o170000 == _KIND_LINK:
+        return f"{path} is a symbolic link"
+    if _UID is not None and st.st_uid != _UID:
+        return f"{path} belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o077:
+        if not tighten:
+            return f"{path} is open to others (mode {st.st_mode & 0o777:04o})"
+        try:
+            os.chmod(path, DIR_MODE if st.st_mode & 0o170000 == _KIND_DIR else FILE_MODE)
+        except OSError as exc:
+            return f"{path} is open to others and could not be made private ({exc.strerror})"
+    return None
+
+
+def root_problem(root: str, *, tighten: bool = True) -> str | None:
+    """The first reason not to use the data root: itself, its folders, the log.
+
+    Six ``lstat`` calls at most (a few microseconds): every hook pays them, so that no
+    hook ever writes into a root someone else can read, redirect or swap.
+    """
+    for path in (
+        root,
+        os.path.join(root, "sessions"),
+        os.path.join(root, "spool"),
+        os.path.join(root, "logs"),
+        os.path.join(root, "logs", "ctxmode.log"),
+    ):
+        problem = private_problem(path, tighten=tighten)
+        if problem:
+            return problem
+    return None
+
+
+def spool_file(root: str, store_path: str) -> str:
+    """``<root>/spool/<store name>.jsonl``: the events that met a locked store (ctxmode.spool)."""
+    name = os.path.splitext(os.path.basename(store_path))[0]
+    return os.path.join(root, "spool", name + ".jsonl")
 
 
 def sessions_dir(env: Mapping[str, str]) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from ctxmode import fastjson
+from ctxmode import fastjson, paths
 from ctxmode.events import SessionEvent
 
 TYPE_CHECKING = False
@@ -41,15 +41,14 @@ _FIELDS = (
 
 
 def spool_path(root: str, store_path: str) -> str:
-    name = os.path.splitext(os.path.basename(store_path))[0]
-    return os.path.join(root, "spool", name + ".jsonl")
+    return paths.spool_file(root, store_path)
 
 
 def put(root: str, store_path: str, session_id: str, events: list[SessionEvent]) -> None:
     from ctxmode.hooklog import utc_now_iso
 
     path = spool_path(root, store_path)
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    paths.ensure_dir(os.path.dirname(path))  # 0700 for every folder it makes
     try:
         if os.stat(path).st_size > MAX_SPOOL_BYTES:
             raise OSError(f"spool {path} is full")

@@ -138,12 +138,13 @@ def test_set_get_unset_round_trip(global_file: Path) -> None:
     assert result.output == f"snapshot_budget is not set in {global_file} (now 4096 from default)\n"
 
 
-def test_set_keeps_unknown_keys_and_file_mode(global_file: Path) -> None:
+def test_set_keeps_unknown_keys_and_makes_the_file_private(global_file: Path) -> None:
     global_file.write_text('{"future_option": {"x": 1}, "retention_days": 3}\n')
     global_file.chmod(0o640)
     run("config", "set", "retention_days", "14")
     assert json.loads(global_file.read_text()) == {"future_option": {"x": 1}, "retention_days": 14}
-    assert stat.S_IMODE(global_file.stat().st_mode) == 0o640
+    # The global file is the user's alone, whatever mode it had.
+    assert stat.S_IMODE(global_file.stat().st_mode) == 0o600
     # No temp file left behind by the atomic write.
     assert sorted(p.name for p in global_file.parent.iterdir()) == ["config.json"]
 

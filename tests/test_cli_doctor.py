@@ -132,6 +132,7 @@ def test_healthy_install_is_all_ok(home: Path, project: Path) -> None:
         "  ok    sqlite        SQLite <v> with FTS5 (trigram)\n"
         "\n"
         "Data\n"
+        "  ok    root from     <data>: set by CTXMODE_HOME\n"
         "  ok    data root     <data> (1 store, <size>)\n"
         "  ok    permissions   folders 0700, files 0600\n"
         "\n"
@@ -152,7 +153,7 @@ def test_healthy_install_is_all_ok(home: Path, project: Path) -> None:
         "Hook log\n"
         "  ok    hook log      no errors or warnings in the last 24 h\n"
         "\n"
-        "9 ok, 0 warning(s), 0 failure(s) - ctxmode is working\n"
+        "10 ok, 0 warning(s), 0 failure(s) - ctxmode is working\n"
     )
 
 
@@ -163,11 +164,12 @@ def test_json_output(home: Path, project: Path) -> None:
     assert result.exit_code == 0
     assert document["ok"] is True
     assert document["project_dir"] == str(project)
-    assert document["counts"] == {"ok": 9, "warn": 0, "fail": 0}
+    assert document["counts"] == {"ok": 10, "warn": 0, "fail": 0}
     assert [c["name"] for c in document["checks"]] == [
         "python",
         "package",
         "sqlite",
+        "root from",
         "data root",
         "permissions",
         "config",
