@@ -202,6 +202,25 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _UID = os.getuid() if hasattr(os, "getuid") else None
 
 
+def write_pointer(root: str, env: Mapping[str, str] | None = None) -> str:
+    """Record ``root`` as this user's data root at :func:`pointer_dir`; return the file.
+
+    Written by ``install.sh`` (step 3 of :func:`resolve_root`): atomically, the folder
+    0700 and the file 0600, since a pointer others could edit would redirect the data.
+    """
+    folder = pointer_dir(os.environ if env is None else env)
+    ensure_dir(folder)
+    target = os.path.join(folder, ROOT_MARKER)
+    temp = f"{target}.{os.getpid()}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, FILE_MODE)
+    try:
+        os.write(fd, (_abs(root) + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+    os.replace(temp, target)
+    return target
+
+
 def installed_root() -> str | None:
     """The data root recorded in the running interpreter's environment, if any."""
     root = _read_root_file(os.path.join(sys.prefix, ROOT_MARKER))
