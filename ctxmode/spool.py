@@ -188,6 +188,37 @@ def finish(claimed: str) -> None:
         os.unlink(claimed)
 
 
+def release(claimed: str, root: str, store_path: str, drop: set[str]) -> tuple[int, int]:
+    """Give a claimed spool back without the records of the sessions in ``drop``.
+
+    For ``ctxmode purge``: returns (records dropped, bytes dropped). A torn line that
+    names a dropped session goes too: it may hold part of that session's data.
+    """
+    if not claimed:
+        return 0, 0
+    with open(claimed, "rb") as handle:
+        data = handle.read()
+    needles = [sid.encode("utf-8") for sid in drop if sid]
+    kept: list[bytes] = []
+    dropped = dropped_bytes = 0
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            gone = str(fastjson.loads(line)["session_id"]) in drop
+        except Exception:  # torn or foreign (see _parse)
+            gone = any(needle in line for needle in needles)
+        if gone:
+            dropped += 1
+            dropped_bytes += len(line) + 1
+        else:
+            kept.append(line)
+    if kept:
+        _append(spool_path(root, store_path), b"\n".join(kept) + b"\n")
+    os.unlink(claimed)
+    return dropped, dropped_bytes
+
+
 def give_back(claimed: str, root: str, store_path: str) -> None:
     """Append a claimed spool file back to the live spool."""
     if not claimed:

@@ -1312,17 +1312,25 @@ class Store:
         return self._guard(self._purge_older_than, days, now)
 
     def _purge_older_than(self, days: float, now: float | None) -> int:
-        cutoff = iso_utc((time.time() if now is None else now) - days * 86400.0)
         self.conn.execute("PRAGMA secure_delete = ON")
         with _Tx(self.conn) as conn:
-            ids = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT session_id FROM session_meta WHERE last_event_at < ?", (cutoff,)
-                ).fetchall()
-            ]
+            ids = self._idle_ids(conn, days, now)
             self._delete_sessions(conn, ids)
         return len(ids)
+
+    def idle_session_ids(self, days: float, *, now: float | None = None) -> list[str]:
+        """The sessions :meth:`purge_older_than` would delete, oldest activity first."""
+        return self._guard(self._idle_ids, self.conn, days, now)
+
+    @staticmethod
+    def _idle_ids(conn: _sqlite3.Connection, days: float, now: float | None) -> list[str]:
+        # Never before 1970: the stored times are four-digit-year strings.
+        cutoff = iso_utc(max((time.time() if now is None else now) - days * 86400.0, 0.0))
+        rows = conn.execute(
+            "SELECT session_id FROM session_meta WHERE last_event_at < ? ORDER BY last_event_at",
+            (cutoff,),
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def prune_idle(
         self,

@@ -1,0 +1,153 @@
+"""Purging sessions for real: the store's rows, the spool's records, quarantined copies.
+
+A session lives in up to three places under the data root: its rows in the project's
+store, records in the spool that a hook left when the store was locked (imported by the
+next hook), and the ``<store>.corrupt-*`` copies that a recovery moved aside. Deleting
+only the rows would let the spool bring the session back, and leave its text on disk in
+the copies. :func:`purge_sessions` removes all three and reports what it freed.
+
+Order matters: the spool is claimed (renamed away, as a hook importing it would) before
+the rows are deleted, so no hook can import the session's spooled records in between;
+the records of other sessions go back to the live spool afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ctxmode import paths, spool
+
+if TYPE_CHECKING:
+    from ctxmode.store import Store
+
+
+@dataclass
+class PurgeReport:
+    session_ids: list[str] = field(default_factory=list)
+    events: int = 0  # rows deleted from the store
+    snapshots: int = 0
+    spool_records: int = 0  # spooled hook calls of those sessions dropped
+    spool_bytes: int = 0
+    copies: list[str] = field(default_factory=list)  # quarantined files removed
+    copies_bytes: int = 0
+    store_before: int = 0
+    store_after: int = 0
+
+    @property
+    def bytes_freed(self) -> int:
+        store_freed = max(0, self.store_before - self.store_after)
+        return store_freed + self.spool_bytes + self.copies_bytes
+
+
+def file_size(path: str) -> int:
+    """A store's size on disk with its ``-wal``."""
+    total = 0
+    for suffix in ("", "-wal"):
+        try:
+            total += os.path.getsize(path + suffix)
+        except OSError:
+            continue
+    return total
+
+
+def purge_sessions(
+    store: Store,
+    root: str,
+    *,
+    session_id: str | None = None,
+    older_than_days: float | None = None,
+    now: float | None = None,
+) -> PurgeReport:
+    """Remove one session (``session_id``) or every session idle for longer than
+    ``older_than_days`` from the store, the spool and the quarantined copies."""
+    report = PurgeReport(store_before=file_size(store.path))
+    claimed, _ = spool.take(root, store.path)  # held: no hook imports it meanwhile
+    try:
+        if session_id is not None:
+            report.session_ids = [session_id]
+            report.snapshots = len(store.resumes(session_id))
+            report.events = store.purge_session(session_id)
+        else:
+            assert older_than_days is not None
+            report.session_ids = store.idle_session_ids(older_than_days, now=now)
+            for sid in report.session_ids:
+                report.snapshots += len(store.resumes(sid))
+                report.events += store.purge_session(sid)
+    finally:
+        report.spool_records, report.spool_bytes = spool.release(
+            claimed, root, store.path, drop=set(report.session_ids)
+        )
+    removed, size = remove_copies_holding(store.path, report.session_ids)
+    report.copies, report.copies_bytes = removed, size
+    # Merge the FTS index (which drops the deleted entries' traces from its segments)
+    # and give the freed pages back to the file system.
+    store.vacuum(optimize_fts=True)
+    report.store_after = file_size(store.path)
+    return report
+
+
+def quarantined_copies(store_path: str) -> list[list[str]]:
+    """Each ``<store>.corrupt-<stamp>`` copy with its ``-wal``/``-shm``, oldest first."""
+    folder, name = os.path.split(store_path)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    prefix = name + ".corrupt-"
+    bases = [n for n in names if n.startswith(prefix) and not n.endswith(paths.SIDE_FILES)]
+    sets = []
+    for base in bases:
+        members = [base] + [base + s for s in paths.SIDE_FILES if base + s in names]
+        sets.append([os.path.join(folder, m) for m in members])
+    # A stray side file whose database is gone still holds data.
+    grouped = {path for group in sets for path in group}
+    for n in names:
+        stray = os.path.join(folder, n)
+        if n.startswith(prefix) and n.endswith(paths.SIDE_FILES) and stray not in grouped:
+            sets.append([stray])
+    return sets
+
+
+def remove_copies_holding(store_path: str, session_ids: list[str]) -> tuple[list[str], int]:
+    """Delete each quarantined copy whose bytes name one of ``session_ids``.
+
+    A damaged copy cannot be edited safely, so a copy that holds a purged session goes
+    whole. Session ids are stored as plain text, so a byte search finds every page (of
+    the database or its WAL) that carries one.
+    """
+    needles = [sid.encode("utf-8") for sid in session_ids if sid]
+    if not needles:
+        return [], 0
+    removed: list[str] = []
+    size = 0
+    for group in quarantined_copies(store_path):
+        if not any(_file_contains(path, needles) for path in group):
+            continue
+        for path in group:
+            try:
+                file_bytes = os.path.getsize(path)
+                os.unlink(path)
+            except OSError:
+                continue
+            removed.append(path)
+            size += file_bytes
+    return removed, size
+
+
+def _file_contains(path: str, needles: list[bytes], chunk: int = 1 << 20) -> bool:
+    overlap = max(len(n) for n in needles) - 1
+    tail = b""
+    try:
+        with open(path, "rb") as handle:
+            while True:
+                block = handle.read(chunk)
+                if not block:
+                    return False
+                window = tail + block
+                if any(n in window for n in needles):
+                    return True
+                tail = window[-overlap:] if overlap else b""
+    except OSError:
+        return False
