@@ -1,7 +1,7 @@
 """Regenerate ctxmode/data/bench_payloads.json from the Claude Code 2.1.197 fixtures.
 
 Run by hand (``python3 benchmarks/make_bench_payloads.py``) when the fixtures change.
-The installed package cannot read ../shared/fixtures, so ``ctxmode bench`` ships the
+The installed package cannot read tests/fixtures, so ``ctxmode bench`` ships the
 shapes it needs. Placeholders, filled in per run by ctxmode.bench: ``@PROJECT@``
 (the throwaway project directory), ``@SESSION@`` (the session id) and ``@N@`` (a
 number unique to the call, so that no two calls are deduplicated by the store).
@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
+FIXTURES = REPO / "tests" / "fixtures" / "claude-code-2.1.197"
 OUT = REPO / "ctxmode" / "data" / "bench_payloads.json"
 FIXTURE_PROJECT = "/home/dev/proj"
 FIXTURE_SESSIONS = (

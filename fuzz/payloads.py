@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from ctxmode.payload import EVENTS
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
+FIXTURES = REPO / "tests" / "fixtures" / "claude-code-2.1.197"
 
 # The events ctxmode registers for, and (the contract checked below, so written out
 # here rather than taken from the code under test) the two that may print.

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-FIX = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
+FIX = REPO / "tests" / "fixtures" / "claude-code-2.1.197"
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "ctxmode" / "data" / "sample_session.jsonl"
 
 MORE = [json.loads(line) for line in (FIX / "more" / "stream.jsonl").read_text().splitlines()]

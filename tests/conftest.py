@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.hooktools import FIXTURES
+
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +32,7 @@ def data_root() -> Path:
 
 @pytest.fixture
 def fixtures_dir() -> Path:
-    if not FIXTURES.is_dir():
-        pytest.skip(f"Claude Code fixtures not found at {FIXTURES}")
+    """The recorded payloads of the pinned Claude Code version (tests/fixtures/...)."""
     return FIXTURES
 
 

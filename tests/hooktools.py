@@ -10,6 +10,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+# The real hook payloads of the Claude Code version the suite is verified with, recorded by
+# scripts/record_fixtures.py and kept in the repository (see tests/fixtures/README.md).
+CLIENT_VERSION = "2.1.197"
+FIXTURES = REPO / "tests" / "fixtures" / f"claude-code-{CLIENT_VERSION}"
 SHIMS = {
     "PostToolUse": "post_tool_use.py",
     "PostToolUseFailure": "post_tool_use_failure.py",

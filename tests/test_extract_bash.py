@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,10 +11,10 @@ from hypothesis import strategies as st
 
 from ctxmode import events, fastjson, payload
 from ctxmode.extract import bash
+from tests.hooktools import FIXTURES
 
 PROJECT = "/home/dev/proj"
 TRANSCRIPT = "/home/dev/.claude/projects/-home-dev-proj/4d3360dc.jsonl"
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
 
 Draft = tuple[str, dict[str, Any]]
 
@@ -97,8 +96,6 @@ FIXTURE_EVENTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
 
 
 def test_every_bash_fixture_is_covered() -> None:
-    if not FIXTURES.is_dir():
-        pytest.skip("fixtures not present")
     found = {str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("more/PostToolUse.Bash.*.json")}
     found.add("PostToolUse.Bash.json")
     assert found == set(FIXTURE_EVENTS)
@@ -107,8 +104,6 @@ def test_every_bash_fixture_is_covered() -> None:
 @pytest.mark.parametrize("name", sorted(FIXTURE_EVENTS))
 def test_real_fixture_gives_the_exact_events(name: str) -> None:
     path = FIXTURES / name
-    if not path.exists():
-        pytest.skip("fixtures not present")
     raw = json.loads(path.read_text())["payload"]
     inp = payload.from_dict(raw)
     inp.project_dir = PROJECT
@@ -127,8 +122,6 @@ def test_real_fixture_gives_the_exact_events(name: str) -> None:
 
 def test_subagent_fields_are_carried() -> None:
     path = FIXTURES / "more/PostToolUse.Bash.subagent_reviewer.json"
-    if not path.exists():
-        pytest.skip("fixtures not present")
     raw = json.loads(path.read_text())["payload"]
     (event,) = bash.extract(payload.from_dict(raw))
     assert (event.agent_id, event.agent_type, event.category, event.priority) == (

@@ -18,9 +18,9 @@ from ctxmode import events, payload, redact
 from ctxmode.events import SessionEvent
 from ctxmode.extract import TOOLS, extract, jobs, prompts
 from ctxmode.extract.common import BUDGETS, DATA_BUDGET, fit
+from tests.hooktools import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
 PROJECT = "/home/dev/proj"
 
 
@@ -321,8 +321,6 @@ def test_fit_drops_list_items_when_strings_cannot_give() -> None:
 
 
 def _all_payloads() -> list[tuple[str, dict[str, Any]]]:
-    if not FIXTURES.is_dir():
-        return []
     found = [(p.name, json.loads(p.read_text())) for p in sorted(FIXTURES.rglob("*.json"))]
     for stream in sorted(FIXTURES.rglob("*.jsonl")):
         for n, line in enumerate(stream.read_text().splitlines()):
@@ -332,8 +330,7 @@ def _all_payloads() -> list[tuple[str, dict[str, Any]]]:
 
 def test_every_captured_payload_gives_well_formed_events() -> None:
     payloads = _all_payloads()
-    if not payloads:
-        pytest.skip(f"fixtures not found under {FIXTURES}")
+    assert len(payloads) > 400, f"the recorded payloads under {FIXTURES} are missing"
     counts: dict[str, int] = {}
     for _name, record in payloads:
         inp = payload.from_dict(record["payload"], record["event"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,17 +10,14 @@ import pytest
 from ctxmode import payload
 from ctxmode.extract import extract
 from ctxmode.extract.errors import failure_key
+from tests.hooktools import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
 PROJECT = "/home/dev/proj"
 GH_TOKEN = "ghp_" + "Z9y8X7w6V5" * 4
 
 
 def fixture(name: str) -> dict[str, Any]:
-    path = FIXTURES / name
-    if not path.is_file():
-        pytest.skip(f"fixture {name} not found under {FIXTURES}")
-    return json.loads(path.read_text())
+    return json.loads((FIXTURES / name).read_text())
 
 
 def failure(

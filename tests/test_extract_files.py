@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,16 +10,13 @@ import pytest
 from ctxmode import payload
 from ctxmode.extract import extract
 from ctxmode.extract.common import is_rule_file, normalize, rel_path
+from tests.hooktools import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
 PROJECT = "/home/dev/proj"
 
 
 def fixture(name: str) -> dict[str, Any]:
-    path = FIXTURES / name
-    if not path.is_file():
-        pytest.skip(f"fixture {name} not found under {FIXTURES}")
-    return json.loads(path.read_text())
+    return json.loads((FIXTURES / name).read_text())
 
 
 def run_fixture(name: str) -> list[tuple[str, dict[str, Any]]]:

@@ -19,9 +19,9 @@ import pytest
 import ctxmode
 from ctxmode import settings
 from ctxmode.installer import HOOK_TABLE
+from tests.hooktools import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
 HOOK_EVENTS = {event for event, _, _ in HOOK_TABLE}
 
 
@@ -159,8 +159,6 @@ def test_rerun_of_the_same_checkout_changes_nothing(run: Run) -> None:
 def test_installed_commands_fill_the_store(run: Run, tmp_path: Path) -> None:
     """The settings' own commands, through sh -c, on the real client's startup stream."""
     stream = FIXTURES / "stream.print-mode.jsonl"
-    if not stream.is_file():
-        pytest.skip(f"fixtures not found at {FIXTURES}")
     commands = {r.event: r.command for r in settings.registrations(run.settings_file.read_text())}
     project = tmp_path / "proj"
     project.mkdir()

@@ -24,10 +24,9 @@ import pytest
 from ctxmode import hookrun, paths
 from ctxmode.events import make
 from ctxmode.store import Store
-from tests.hooktools import hook_command, hook_env, run_hook
+from tests.hooktools import FIXTURES, hook_command, hook_env, run_hook
 
 PROJECT = "/home/dev/proj"
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude-code-2.1.197"
 
 # Fake but well-formed, one per secret class of redact.py, each unique so a hit is certain.
 # Tokens that identify themselves (a provider prefix) are also planted where nothing
@@ -228,9 +227,8 @@ def test_private_spans_are_never_stored_nor_printed(tmp_path: Path) -> None:
     fixture = FIXTURES / "more" / "UserPromptSubmit.private_multiline.json"
     prompts = list(PRIVATE_PROMPTS)
     secret_in_fixture = "tok-FAKE-123456"
-    if fixture.exists():
-        prompts.append(json.loads(fixture.read_text())["payload"]["prompt"])
-        assert secret_in_fixture in prompts[-1]
+    prompts.append(json.loads(fixture.read_text())["payload"]["prompt"])
+    assert secret_in_fixture in prompts[-1]
     base = {"session_id": "pv", "cwd": PROJECT}
     reader = None
     printed = b""

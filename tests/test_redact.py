@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from ctxmode import events, fastjson, payload, redact
 from ctxmode.extract import bash
 from ctxmode.redact import mask, mask_url, strip_private
+from tests.hooktools import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197"
 
 # Fake secrets in the real formats (none of them is live).
 ANTHROPIC = "sk-ant-api03-" + "Xy9_aB3-" * 11 + "QQ"
@@ -254,8 +254,6 @@ def test_secrets_in_other_event_data_are_masked(
 
 def test_mcp_fixture_secret_argument() -> None:
     path = FIXTURES / "more/PostToolUse.mcp__mockdir__lookup.secret_arg.json"
-    if not path.exists():
-        pytest.skip("fixtures not present")
     tool_input = json.loads(path.read_text())["payload"]["tool_input"]
     masked = mask(fastjson.dumps(tool_input))
     assert tool_input["api_key"] not in masked
@@ -267,8 +265,6 @@ def test_mcp_fixture_secret_argument() -> None:
 
 def test_prompt_fixture_private_span() -> None:
     path = FIXTURES / "more/UserPromptSubmit.private_multiline.json"
-    if not path.exists():
-        pytest.skip("fixtures not present")
     prompt = json.loads(path.read_text())["payload"]["prompt"]
     assert strip_private(prompt) == (
         "Please review the invoice module.\nIt lives in src/app.py.\n\n"

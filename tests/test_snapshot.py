@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from ctxmode import fastjson
 from ctxmode.events import TYPES, SessionEvent
 from ctxmode.snapshot import MAX_CHARS, MIN_BUDGET, PREFACE, build_snapshot, shell_quote
+from tests.hooktools import FIXTURES
 from tests.snapshot_sessions import (
     FIXTURE_SESSION,
     ev,
@@ -36,7 +37,7 @@ from tests.snapshot_sessions import (
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
-STREAM = Path("/work/shared/fixtures/claude-code-2.1.197/stream.print-mode.jsonl")
+STREAM = FIXTURES / "stream.print-mode.jsonl"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
@@ -149,7 +150,6 @@ def test_golden_lookups_stand_for_an_item_of_their_section(name: str) -> None:
         assert words[-1] in shown, (sec.tag, words[-1])
 
 
-@pytest.mark.skipif(not STREAM.exists(), reason=f"fixture stream not present: {STREAM}")
 def test_fixture_session_matches_the_stream() -> None:
     """The hand-written fixture events stand for what the stream really contains."""
     lines = [json.loads(line) for line in STREAM.read_text().splitlines()]

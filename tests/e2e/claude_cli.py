@@ -29,7 +29,7 @@ from typing import Any
 
 PACKAGE = "@anthropic-ai/claude-code"
 # The version the scenarios were verified against (the fixtures in
-# /work/shared/fixtures come from it too).
+# tests/fixtures/claude-code-2.1.197 were recorded with it, by scripts/record_fixtures.py).
 DEFAULT_VERSION = "2.1.197"
 VERSION_ENV = "CTXMODE_E2E_CLAUDE_VERSION"
 NPM_TIMEOUT = 300
