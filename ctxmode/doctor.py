@@ -84,7 +84,7 @@ class Check:
 class SettingsFile:
     """One Claude Code settings file as doctor sees it."""
 
-    scope: str  # user, project, local
+    scope: str  # user, project, local, managed
     path: str
     exists: bool = False
     error: str | None = None
@@ -92,6 +92,9 @@ class SettingsFile:
     plugins: list[str] = field(default_factory=list)  # enabled ctxmode plugin keys
     other_plugins: list[str] = field(default_factory=list)  # other enabled plugin keys
     foreign: list[tuple[str, str]] = field(default_factory=list)  # (event, command) not ours
+    env: dict[str, str] = field(default_factory=dict)  # "env": given to every hook
+    disable_all_hooks: bool = False  # "disableAllHooks": true
+    managed_hooks_only: bool = False  # "allowManagedHooksOnly": true
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,8 @@ class Context:
     now: float
     package_dir: str = os.path.dirname(ctxmode.__file__)
     python: str = sys.executable
+    # Claude Code's managed (policy) settings file; None: this platform's.
+    managed_settings: str | None = None
 
     @property
     def root(self) -> str:
@@ -532,6 +537,7 @@ def settings_paths(ctx: Context) -> list[tuple[str, str]]:
         ("user", user_settings_path(ctx.env)),
         ("project", os.path.join(ctx.project_dir, ".claude", "settings.json")),
         ("local", os.path.join(ctx.project_dir, ".claude", "settings.local.json")),
+        ("managed", ctx.managed_settings or settings.managed_settings_path()),
     ]
 
 
@@ -571,7 +577,7 @@ def read_settings(scope: str, path: str) -> SettingsFile:
         info.error = "not UTF-8 text"
         return info
     except SettingsError as exc:
-        info.error = str(exc)
+        info.error = str(exc).removeprefix(f"{path}: ")  # the report names the file itself
         return info
     plugins = value.get("enabledPlugins") if isinstance(value, dict) else None
     if isinstance(plugins, dict):
@@ -579,6 +585,12 @@ def read_settings(scope: str, path: str) -> SettingsFile:
             key for key, on in plugins.items() if on is True and key not in info.plugins
         ]
     info.foreign = _foreign_commands(value)
+    if isinstance(value, dict):
+        env = value.get("env")
+        if isinstance(env, dict):
+            info.env = {str(k): str(v) for k, v in env.items() if isinstance(v, (str, int))}
+        info.disable_all_hooks = value.get("disableAllHooks") is True
+        info.managed_hooks_only = value.get("allowManagedHooksOnly") is True
     return info
 
 
@@ -639,14 +651,103 @@ def _display(path: str, env: Mapping[str, str]) -> str:
 
 
 def _scope_flag(scope: str, project_dir: str) -> str:
-    if scope == "user":
+    if scope in ("user", "managed"):
         return ""
     return f" --{scope} {shlex.quote(project_dir)}"
 
 
+def launcher_path(env: Mapping[str, str]) -> str:
+    """The per-user launcher a shared project file's commands run (``sh`` expands ``~``)."""
+    return os.path.join(_home(env), ".local", "bin", "ctxmode-hook")
+
+
+def launcher_problem(env: Mapping[str, str]) -> str | None:
+    """Why the launcher cannot run ctxmode (then its hooks do nothing), else None."""
+    from ctxmode import installer
+
+    path = _display(launcher_path(env), env)
+    try:
+        with open(launcher_path(env), encoding="utf-8", errors="replace") as handle:
+            text = handle.read(16384)
+    except OSError:
+        return f"{path} is missing"
+    python, hooks = installer.launcher_target(text)
+    if installer.LAUNCHER_TAG not in text or python is None or hooks is None:
+        return f"{path} is not ctxmode's launcher"
+    if not os.access(launcher_path(env), os.X_OK):
+        return f"{path} is not executable"
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        return f"{path} runs {python}, which is gone"
+    if not all(os.path.isfile(os.path.join(hooks, f"{s}.py")) for s in settings.SHIMS.values()):
+        return f"{path} runs the hook scripts in {hooks}, which are gone"
+    return None
+
+
 def check_hooks(ctx: Context) -> list[Check]:
     files = [read_settings(scope, path) for scope, path in settings_paths(ctx)]
-    return hook_checks(files, ctx)
+    return hook_checks(files, ctx) + switch_checks(files, ctx)
+
+
+def switch_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
+    """Whatever switches ctxmode's hooks off for this project, although they are registered:
+    ``CTXMODE_DISABLE`` (in this environment or a settings file's ``env``), a
+    ``.ctxmode-ignore`` marker in the project (found as the hooks find it), and Claude
+    Code's own ``disableAllHooks`` / managed ``allowManagedHooksOnly``."""
+    from ctxmode.hookrun import disabled
+
+    env = ctx.env
+    found: list[str] = []
+    fixes: list[str] = []
+    if disabled(env):
+        found.append(
+            f"CTXMODE_DISABLE={env.get('CTXMODE_DISABLE', '').strip()} in this environment: "
+            "every hook started from it does nothing"
+        )
+        fixes.append("unset CTXMODE_DISABLE (and remove it from your shell profile)")
+    for info in files:
+        if disabled(info.env):
+            found.append(
+                f"{info.scope} settings set CTXMODE_DISABLE={info.env['CTXMODE_DISABLE']} in "
+                f'"env" ({_display(info.path, env)}): every hook does nothing'
+            )
+            fixes.append(f'remove CTXMODE_DISABLE from "env" in {_display(info.path, env)}')
+    marker = os.path.join(ctx.project_dir, ".ctxmode-ignore")
+    if os.path.exists(marker):
+        found.append(f"{marker} switches ctxmode off for this project: nothing is recorded here")
+        fixes.append(f"rm {shlex.quote(marker)} to record this project again")
+    for info in files:
+        if info.disable_all_hooks:
+            found.append(
+                f'{info.scope} settings set "disableAllHooks": true ({_display(info.path, env)}): '
+                + (
+                    "Claude Code runs no hook at all"
+                    if info.scope == "managed"
+                    else "Claude Code runs no hook but managed ones"
+                )
+            )
+            fixes.append(
+                "ask your administrator (managed settings)"
+                if info.scope == "managed"
+                else f'remove "disableAllHooks" from {_display(info.path, env)}'
+            )
+        if info.scope == "managed" and info.managed_hooks_only and not info.registrations:
+            found.append(
+                f'managed settings set "allowManagedHooksOnly": true ({info.path}): '
+                "ctxmode's hooks in your own settings files never run"
+            )
+            fixes.append("ask your administrator to register ctxmode in the managed settings")
+    if not found:
+        return []
+    return [
+        Check(
+            "hooks",
+            "switched off",
+            WARN,
+            f"ctxmode is switched off here although its hooks are registered: {found[0]}",
+            "; ".join(dict.fromkeys(fixes)),
+            tuple(found[1:]),
+        )
+    ]
 
 
 def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
@@ -666,6 +767,34 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
             )
     registered = [(info, reg) for info in files for reg in info.registrations]
     plugin_keys = [(info, key) for info in files for key in info.plugins]
+
+    # A shared project file runs this user's launcher: without a working one those
+    # hooks do nothing here (by design: a teammate without ctxmode sees no error).
+    via_launcher = [(info, reg) for info, reg in registered if settings.runs_launcher(reg.command)]
+    problem = launcher_problem(env) if via_launcher else None
+    if problem:
+        registered = [item for item in registered if item not in via_launcher]
+        scopes = dict.fromkeys(info.scope for info, _ in via_launcher)
+        fix = "; ".join(
+            f"ctxmode install{_scope_flag(scope, ctx.project_dir)} (writes your launcher)"
+            for scope in scopes
+        )
+        # With another registration of the user's own, that is as it should be: the
+        # shared hooks stay quiet and nothing runs twice.
+        active = bool(registered or plugin_keys)
+        checks.append(
+            Check(
+                "hooks",
+                "launcher",
+                OK if active else FAIL,
+                f"{' and '.join(scopes)} settings run ctxmode through the per-user launcher, "
+                f"but {problem}: those hooks do nothing for you"
+                + ("; your own registration records instead" if active else ""),
+                fix,
+            )
+        )
+        if not active:
+            return checks + other_tool_checks(files, ctx)
 
     # Where the hooks come from.
     details = []
@@ -687,6 +816,7 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
                     f"{info.scope}: {_display(info.path, env)}"
                     + ("" if info.exists else " (no file)")
                     for info in files
+                    if info.exists or info.scope != "managed"  # rarely there: say so only then
                 ),
             )
         )

@@ -31,12 +31,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import ctxmode
-from ctxmode import settings
+from ctxmode import paths, settings
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project", "local")
 BACKUP_SUFFIX = ".ctxmode-backup"
 PLUGIN_NAME = "ctxmode"
+
+# The shared project file (--project) names no path of this machine: its commands run
+# the per-user launcher at this fixed place, written by `ctxmode install --project` on
+# each teammate's machine, and do nothing (exit 0, no output) where there is none.
+LAUNCHER = "~/.local/bin/ctxmode-hook"
+LAUNCHER_TAG = "# ctxmode hook launcher"
+# Directories `ctxmode install` created for a settings file, so that uninstall removes
+# them again once empty (and never a folder the user had): <data root>/<this name>.
+CREATED_DIRS_RECORD = "installed-dirs.json"
 
 # (event, timeout in seconds, matcher). Timeouts are explicit because Claude Code's
 # default is 600 s; each is well above the hook's own deadline (ctxmode.hookrun), and
@@ -74,6 +83,9 @@ class InstallResult:
     backup: str | None  # backup written (None when nothing was written)
     hooks: int  # ctxmode handlers in the file afterwards
     warnings: tuple[str, ...] = ()
+    launcher: str | None = None  # the per-user launcher the commands run (project scope)
+    launcher_changed: bool = False  # it was (dry run: would be) written
+    removed: tuple[str, ...] = ()  # files and folders ctxmode had created, removed again
 
 
 @dataclass
@@ -83,6 +95,8 @@ class VerifyResult:
     calls: int = 0
     events: int = 0
     snapshot_ok: bool = False
+    snapshot_bytes: int = 0  # the <session_resume> SessionStart compact injected
+    claims: int = 0  # times that snapshot was claimed in the store (exactly once: 1)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -131,20 +145,90 @@ def hook_command(python: str, script: str) -> str:
     return f"{_sh_quote(_slashes(python))} -I -S {_sh_quote(_slashes(script))}"
 
 
-def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
-    """ctxmode's six handlers for an interpreter and an installed package directory."""
+def _interpreter(python: str | None) -> str:
     python = python or sys.executable
     if not python:
         raise InstallError("cannot tell which Python runs ctxmode (sys.executable is empty)")
     # abspath, not realpath: a venv's python is a symlink, and resolving it would
     # escape the venv (and its site-packages) for the base interpreter.
-    python = os.path.abspath(python)
+    return os.path.abspath(python)
+
+
+def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
+    """ctxmode's six handlers for an interpreter and an installed package directory."""
+    python = _interpreter(python)
     package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
     specs = []
     for event, timeout, matcher in HOOK_TABLE:
         script = os.path.join(package_dir, "hooks", settings.SHIMS[event] + ".py")
         specs.append(HookSpec(event, hook_command(python, script), timeout, matcher))
     return specs
+
+
+def team_command(shim: str) -> str:
+    """The command of a shared project file: this user's launcher, else nothing at all.
+
+    The same text on every machine. ``sh`` expands ``~``; a missing launcher makes the
+    hook exit 0 silently, so a teammate without ctxmode never sees a hook error.
+    """
+    return f"[ -x {LAUNCHER} ] && exec {LAUNCHER} {shim}; exit 0"
+
+
+def team_specs() -> list[HookSpec]:
+    """ctxmode's six handlers for a project file shared with the team."""
+    return [
+        HookSpec(event, team_command(settings.SHIMS[event]), timeout, matcher)
+        for event, timeout, matcher in HOOK_TABLE
+    ]
+
+
+def launcher_path() -> str:
+    """Where this user's launcher is (``~/.local/bin/ctxmode-hook``)."""
+    return os.path.join(os.path.expanduser("~"), ".local", "bin", "ctxmode-hook")
+
+
+def launcher_text(python: str | None = None, package_dir: str | None = None) -> str:
+    """The launcher: a POSIX sh script that runs this installation's hook shims.
+
+    It pins the interpreter and the package as the user-scope commands do (``-I -S``,
+    no PATH lookup), and exits 0 with no output when that installation is gone.
+    """
+    python = _slashes(_interpreter(python))
+    hooks = _slashes(
+        os.path.join(os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__)), "hooks")
+    )
+    shims = "|".join(settings.SHIMS.values())
+    return (
+        "#!/bin/sh\n"
+        f"{LAUNCHER_TAG} (written by `ctxmode install --project`; safe to delete).\n"
+        "# Runs this user's own ctxmode for the hooks of a .claude/settings.json shared with\n"
+        "# a team; does nothing when that installation is gone.\n"
+        f"py={_sh_quote(python)}\n"
+        f"hooks={_sh_quote(hooks)}\n"
+        'case "$1" in\n'
+        f"    {shims}) ;;\n"
+        "    *) exit 0 ;;\n"
+        "esac\n"
+        '[ -x "$py" ] && [ -f "$hooks/$1.py" ] || exit 0\n'
+        'exec "$py" -I -S "$hooks/$1.py"\n'
+    )
+
+
+def launcher_target(text: str) -> tuple[str | None, str | None]:
+    """(interpreter, hooks folder) a launcher's text runs, as far as it says."""
+    import shlex
+
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        for name in ("py", "hooks"):
+            if line.startswith(name + "="):
+                try:
+                    words = shlex.split(line[len(name) + 1 :])
+                except ValueError:
+                    continue
+                if len(words) == 1:
+                    found[name] = words[0]
+    return found.get("py"), found.get("hooks")
 
 
 def _check_scripts() -> None:
@@ -242,24 +326,32 @@ def _parse_or_raise(text: str, path: str) -> None:
 # --------------------------------------------------------------------------- checks
 
 
-def _other_scope_paths(scope: str, project_dir: str | None) -> list[str]:
-    """The settings files of the other scopes Claude Code would merge with this one."""
-    project = project_dir or os.getcwd()
-    paths = []
+def _other_scope_paths(scope: str, project_dir: str | None, managed: str | None) -> list[str]:
+    """The settings files of the other scopes Claude Code would merge with this one:
+    user, the project's settings.json and settings.local.json, and managed policy."""
+    # The project as the hooks find it (CLAUDE_PROJECT_DIR, else the enclosing checkout).
+    project = project_dir or paths.project_dir(os.getcwd(), os.environ)
+    found = []
     for other in SCOPES:
         if other == scope:
             continue
         try:
-            paths.append(settings_path(other, project))
+            found.append(settings_path(other, project))
         except InstallError:
             continue
-    return paths
+    found.append(managed or settings.managed_settings_path())
+    return found
 
 
-def registration_warnings(scope: str, path: str, project_dir: str | None) -> list[str]:
-    """Warn about a second copy of ctxmode's hooks: the plugin, or another scope."""
+def registration_warnings(
+    scope: str, path: str, project_dir: str | None, managed: str | None = None
+) -> list[str]:
+    """Warn about a second copy of ctxmode's hooks: the plugin, or another scope.
+
+    ``managed``: the managed settings file (default: this platform's).
+    """
     warnings = []
-    for candidate in [path, *_other_scope_paths(scope, project_dir)]:
+    for candidate in [path, *_other_scope_paths(scope, project_dir, managed)]:
         text = _read_quietly(candidate)
         if text is None:
             continue
@@ -298,14 +390,21 @@ def install(
     dry_run: bool = False,
     python: str | None = None,
     package_dir: str | None = None,
+    managed: str | None = None,
 ) -> InstallResult:
-    """Merge ctxmode's six handlers into the scope's settings file."""
+    """Merge ctxmode's six handlers into the scope's settings file.
+
+    The user and local scopes run this interpreter on this package's hook scripts by
+    absolute path. The project scope's file is shared with the team, so it names no
+    path of this machine: its commands run :data:`LAUNCHER`, written here for this
+    user (see :func:`team_command`).
+    """
     path = settings_path(scope, project_dir)
     target = os.path.realpath(path)  # write through a symlink, never over it
     old = _read(target)
     before = old if old is not None else ""
     _parse_or_raise(before, path)
-    specs = hook_specs(python, package_dir)
+    specs = team_specs() if scope == "project" else hook_specs(python, package_dir)
     if package_dir is None:  # the running package: its hook scripts must be there
         _check_scripts()
     try:
@@ -315,17 +414,176 @@ def install(
     had = settings.registrations(before)
     changed = new != before or old is None
     action = "unchanged" if not changed else ("updated" if had else "installed")
-    warnings = tuple(registration_warnings(scope, path, project_dir))
+    warnings = tuple(registration_warnings(scope, path, project_dir, managed))
     diff = _diff(before, new, path) if changed else ""
+    launcher: str | None = None
+    launcher_text_new: str | None = None
+    if scope == "project":
+        launcher = launcher_path()
+        old_launcher = _read(launcher)
+        text = launcher_text(python, package_dir)
+        if old_launcher != text:
+            if old_launcher is not None and LAUNCHER_TAG not in old_launcher:
+                raise InstallError(
+                    f"{launcher} exists and is not ctxmode's launcher; move it away and run "
+                    "this again"
+                )
+            launcher_text_new = text
+            diff += _diff(old_launcher or "", text, launcher)
     backup = None
-    if changed and not dry_run:
-        if old is not None:
-            # Beside the path the user knows (a symlinked file's target may live in a
-            # dotfiles repository that should not collect ctxmode's files).
-            backup = path + BACKUP_SUFFIX
-            _write_atomic(backup, old, _mode(target))
-        _replace_checked(target, old, new)
-    return InstallResult(scope, path, action, changed, dry_run, diff, backup, len(specs), warnings)
+    if not dry_run:
+        created: list[str] = []  # folders this install makes: uninstall removes them again
+        if changed:
+            created += _missing_dirs(os.path.dirname(target))
+            if old is not None:
+                # Beside the path the user knows (a symlinked file's target may live in
+                # a dotfiles repository that should not collect ctxmode's files).
+                backup = path + BACKUP_SUFFIX
+                _write_atomic(backup, old, _mode(target))
+            _replace_checked(target, old, new)
+        if launcher is not None and launcher_text_new is not None:
+            created += _missing_dirs(os.path.dirname(launcher))
+            _write_atomic(launcher, launcher_text_new, 0o755 & ~_umask())
+        _remember(created_dirs=created, team_file=target if launcher else None)
+    return InstallResult(
+        scope,
+        path,
+        action,
+        changed,
+        dry_run,
+        diff,
+        backup,
+        len(specs),
+        warnings,
+        launcher=launcher,
+        launcher_changed=launcher_text_new is not None,
+    )
+
+
+def preview(result: InstallResult) -> str:
+    """What ``install --dry-run`` prints: the unified diff, or that nothing would change."""
+    if result.diff:
+        return result.diff
+    return f"nothing to change: ctxmode is already installed in {display_path(result.path)}\n"
+
+
+def dry_run_main(argv: Sequence[str]) -> int:
+    """``install.sh --dry-run``: the change this checkout would make, written nowhere.
+
+    Run by the system interpreter straight from the checkout (no environment is built,
+    click is not needed): ``argv`` is the interpreter and package directory the
+    environment would have, then ``--user`` or ``--project DIR`` or ``--local DIR``.
+    """
+    python, package_dir, *rest = argv
+    scope, directory = "user", None
+    if rest and rest[0] in ("--project", "--local") and len(rest) == 2:
+        scope, directory = rest[0][2:], rest[1]
+    elif rest not in ([], ["--user"]):
+        print(f"ctxmode: error: unexpected arguments {list(rest)}", file=sys.stderr)
+        return 2
+    try:
+        result = install(scope, directory, dry_run=True, python=python, package_dir=package_dir)
+    except InstallError as exc:
+        print(f"ctxmode: error: {exc}", file=sys.stderr)
+        return 1
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    sys.stdout.write(preview(result))
+    return 0
+
+
+# --------------------------------------------------------------------------- what install made
+
+
+def _missing_dirs(folder: str) -> list[str]:
+    """``folder`` and its missing parents, deepest first: what writing into it creates."""
+    missing = []
+    current = os.path.abspath(folder)
+    while not os.path.exists(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return missing
+
+
+def _record_path() -> str:
+    return os.path.join(paths.data_root(os.environ), CREATED_DIRS_RECORD)
+
+
+def _load_record() -> dict[str, list[str]]:
+    """What install made: ``created_dirs`` and the shared ``team_files`` using the launcher."""
+    try:
+        with open(_record_path(), encoding="utf-8") as handle:
+            value = json.load(handle)
+    except (OSError, ValueError):
+        return {"created_dirs": [], "team_files": []}
+    record: dict[str, list[str]] = {"created_dirs": [], "team_files": []}
+    if isinstance(value, dict):
+        for key in record:
+            items = value.get(key)
+            if isinstance(items, list):
+                record[key] = [item for item in items if isinstance(item, str)]
+    return record
+
+
+def _save_record(record: dict[str, list[str]]) -> None:
+    """Best effort: without the record, uninstall only leaves an empty folder behind."""
+    try:
+        root = paths.data_root(os.environ)
+        paths.ensure_dir(root)
+        _write_atomic(_record_path(), json.dumps(record, indent=2) + "\n", 0o600)
+    except OSError:
+        pass
+
+
+def _remember(created_dirs: Sequence[str] = (), team_file: str | None = None) -> None:
+    if not created_dirs and team_file is None:
+        return
+    record = _load_record()
+    changed = False
+    for key, items in (
+        ("created_dirs", created_dirs),
+        ("team_files", [team_file] if team_file else []),
+    ):
+        for item in items:
+            if item not in record[key]:
+                record[key].append(item)
+                changed = True
+    if changed:
+        _save_record(record)
+
+
+def _remove_created_dirs(folder: str, record: dict[str, list[str]]) -> list[str]:
+    """Remove ``folder`` and its parents while each is empty and install had created it."""
+    removed = []
+    current = os.path.abspath(folder)
+    while current in record["created_dirs"]:
+        try:
+            os.rmdir(current)  # only ever an empty folder
+        except FileNotFoundError:
+            pass
+        except OSError:
+            break
+        record["created_dirs"].remove(current)
+        removed.append(current)
+        current = os.path.dirname(current)
+    return removed
+
+
+def _launcher_in_use(record: dict[str, list[str]]) -> bool:
+    """Whether a shared project file this user installed still runs the launcher."""
+    for path in record["team_files"]:
+        text = _read_quietly(path)
+        try:
+            if text and any(
+                settings.runs_launcher(r.command) for r in settings.registrations(text)
+            ):
+                return True
+        except SettingsError:
+            return True  # cannot tell: keep it
+    return False
 
 
 def _replace_checked(target: str, expected: str | None, new: str) -> None:
@@ -350,9 +608,17 @@ def _restorable_backup(current: str, backup: str | None) -> bool:
 
 
 def uninstall(
-    scope: str = "user", project_dir: str | None = None, dry_run: bool = False
+    scope: str = "user",
+    project_dir: str | None = None,
+    dry_run: bool = False,
+    managed: str | None = None,
 ) -> InstallResult:
-    """Remove ctxmode's handlers from the scope's settings file; leave the rest alone."""
+    """Remove ctxmode's handlers from the scope's settings file; leave the rest alone.
+
+    A settings file, its ``.claude`` folder and the launcher that ctxmode had created
+    go away again once nothing else is in them (or, the launcher, uses it); a folder
+    the user had always stays.
+    """
     path = settings_path(scope, project_dir)
     target = os.path.realpath(path)
     old = _read(target)
@@ -361,7 +627,7 @@ def uninstall(
     _parse_or_raise(old, path)
     found = settings.registrations(old)
     if not found:
-        warnings = tuple(registration_warnings(scope, path, project_dir))
+        warnings = tuple(registration_warnings(scope, path, project_dir, managed))
         return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0, warnings)
 
     backup_path = path + BACKUP_SUFFIX
@@ -379,9 +645,10 @@ def uninstall(
         # either, was ctxmode's own creation: it goes away again.
         delete_file = _holds_nothing(new) and (backup is None or _holds_nothing(backup))
     diff = _diff(old, "" if delete_file else new, path)
-    warnings = tuple(registration_warnings(scope, path, project_dir))
+    warnings = tuple(registration_warnings(scope, path, project_dir, managed))
     written_backup = None
     action = "deleted" if delete_file else "removed"
+    removed: list[str] = []
     if not dry_run:
         if delete_file:
             os.unlink(target)
@@ -394,7 +661,40 @@ def uninstall(
             written_backup = backup_path
             _write_atomic(backup_path, old, _mode(target))
             _replace_checked(target, old, new)
-    return InstallResult(scope, path, action, True, dry_run, diff, written_backup, 0, warnings)
+        removed = _tidy_up(target)
+    return InstallResult(
+        scope,
+        path,
+        action,
+        True,
+        dry_run,
+        diff,
+        written_backup,
+        0,
+        warnings,
+        removed=tuple(removed),
+    )
+
+
+def _tidy_up(target: str) -> list[str]:
+    """After an uninstall: the launcher no shared file uses, and emptied folders of ours."""
+    record = _load_record()
+    before = json.dumps(record)
+    removed = _remove_created_dirs(os.path.dirname(target), record)
+    if target in record["team_files"]:
+        record["team_files"].remove(target)
+        launcher = launcher_path()
+        if not _launcher_in_use(record):
+            text = _read_quietly(launcher)
+            if text is not None and LAUNCHER_TAG in text:
+                with contextlib.suppress(OSError):
+                    os.unlink(launcher)
+                    removed.append(launcher)
+            removed += _remove_created_dirs(os.path.dirname(launcher), record)
+            record["team_files"] = []
+    if json.dumps(record) != before:
+        _save_record(record)
+    return removed
 
 
 def _holds_nothing(text: str) -> bool:
@@ -510,8 +810,9 @@ def _count_events(home: str) -> int:
     return total
 
 
-def _check_resume(stdout: bytes) -> str | None:
-    """None when ``stdout`` is the SessionStart contract holding a parseable snapshot."""
+def _check_resume(stdout: bytes) -> tuple[str | None, int]:
+    """(None, its size in bytes) when ``stdout`` is the SessionStart contract holding a
+    parseable snapshot; else (what is wrong, 0)."""
     import xml.etree.ElementTree as ElementTree
 
     try:
@@ -519,10 +820,28 @@ def _check_resume(stdout: bytes) -> str | None:
         context = document["hookSpecificOutput"]["additionalContext"]
         ElementTree.fromstring(context)
     except (ValueError, KeyError, TypeError, ElementTree.ParseError) as exc:
-        return f"SessionStart compact printed no valid snapshot ({type(exc).__name__}: {exc})"
+        return f"SessionStart compact printed no valid snapshot ({type(exc).__name__}: {exc})", 0
     if "<session_resume" not in context:
-        return "SessionStart compact printed something other than a <session_resume> snapshot"
-    return None
+        return "SessionStart compact printed something other than a <session_resume> snapshot", 0
+    return None, len(context.encode("utf-8"))
+
+
+def _count_claims(home: str) -> int:
+    """How many times the throwaway store's compaction snapshots were claimed."""
+    import glob
+    import sqlite3
+
+    total = 0
+    for db in glob.glob(os.path.join(home, "sessions", "*.db")):
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            row = connection.execute(
+                "SELECT count(*) FROM session_resume WHERE kind = 'compact' AND consumed = 1"
+            ).fetchone()
+            total += int(row[0])
+        finally:
+            connection.close()
+    return total
 
 
 def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> VerifyResult:
@@ -570,7 +889,7 @@ def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> VerifyResult:
             if proc.stderr:
                 result.problems.append(f"{event} wrote to stderr: {proc.stderr[:200]!r}")
             if payload.get("source") == "compact":
-                problem = _check_resume(proc.stdout)
+                problem, result.snapshot_bytes = _check_resume(proc.stdout)
                 result.snapshot_ok = problem is None
                 if problem:
                     result.problems.append(problem)
@@ -578,8 +897,13 @@ def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> VerifyResult:
                 result.problems.append(f"{event} printed to stdout: {proc.stdout[:200]!r}")
         try:
             result.events = _count_events(home)
+            result.claims = _count_claims(home)
         except Exception as exc:  # reported, not raised: this is a check
             result.problems.append(f"cannot read the throwaway store: {exc}")
+        if result.snapshot_ok and result.claims != 1:
+            result.problems.append(
+                f"the compaction snapshot was claimed {result.claims} times (expected once)"
+            )
         errors = _log_errors(os.path.join(home, "logs"))
         result.problems.extend(errors)
         if result.events == 0 and not result.problems:

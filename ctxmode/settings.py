@@ -42,10 +42,13 @@ SHIMS: Mapping[str, str] = {
     "SessionEnd": "session_end",
 }
 
+_SHIM_NAMES = "|".join(sorted(SHIMS.values(), key=len, reverse=True))
+# A command runs a shim by its path (``.../ctxmode/hooks/<shim>.py``), or, in a shared
+# project file, through the per-user launcher (``ctxmode-hook <shim>``, see
+# ``ctxmode.installer.team_command``).
 _MARKER = re.compile(
-    r"[/\\]ctxmode[/\\]hooks[/\\]("
-    + "|".join(sorted(SHIMS.values(), key=len, reverse=True))
-    + r")\.py\b"
+    r"[/\\]ctxmode[/\\]hooks[/\\](" + _SHIM_NAMES + r")\.py\b"
+    r"|\bctxmode-hook['\"]?[ \t]+['\"]?(" + _SHIM_NAMES + r")\b"
 )
 
 
@@ -79,6 +82,24 @@ class Registration:
     own_group: bool  # True when its matcher group holds nothing but ctxmode handlers
 
 
+# Claude Code's managed (policy) settings file, per platform: it merges with the user's
+# and the project's files and can switch hooks off (``disableAllHooks``,
+# ``allowManagedHooksOnly``). Paths from Claude Code's settings documentation.
+MANAGED_SETTINGS = {
+    "darwin": "/Library/Application Support/ClaudeCode/managed-settings.json",
+    "win32": "C:\\ProgramData\\ClaudeCode\\managed-settings.json",
+    "linux": "/etc/claude-code/managed-settings.json",  # and WSL
+}
+
+
+def managed_settings_path(platform: str | None = None) -> str:
+    """The managed settings file Claude Code reads on ``platform`` (default: this one)."""
+    import sys
+
+    name = platform or sys.platform
+    return MANAGED_SETTINGS.get(name, MANAGED_SETTINGS["linux"])
+
+
 class SettingsError(ValueError):
     """The settings text cannot be edited safely; the message says why and where."""
 
@@ -88,10 +109,16 @@ def is_ctxmode_command(command: object) -> bool:
     return isinstance(command, str) and _MARKER.search(command) is not None
 
 
+def runs_launcher(command: object) -> bool:
+    """Whether a ctxmode command runs the per-user launcher (a shared project file's form)."""
+    found = _MARKER.search(command) if isinstance(command, str) else None
+    return found is not None and found.group(2) is not None
+
+
 def shim_of(command: str) -> str | None:
     """The shim name a ctxmode command runs (``session_start``), else None."""
     found = _MARKER.search(command)
-    return found.group(1) if found else None
+    return (found.group(1) or found.group(2)) if found else None
 
 
 # --------------------------------------------------------------------------- parsing
@@ -104,13 +131,22 @@ def _prev_token(text: str, pos: int) -> str:
     return text[i] if i >= 0 else ""
 
 
-def _jsonc_hint(text: str, pos: int) -> str | None:
-    """Name the JSONC construct at a parse error position, if that is what it is."""
+def _jsonc_hint(text: str, pos: int) -> tuple[str, int] | None:
+    """Name the JSONC construct at a parse error position, and where it starts.
+
+    A trailing comma is reported where the comma is (the parser stops at the bracket
+    after it, often lines later), as editors and linters point at it.
+    """
     if text.startswith("//", pos) or text.startswith("/*", pos):
-        return "a comment"
+        return "a comment", pos
     if pos < len(text) and text[pos] in "}]" and _prev_token(text, pos) == ",":
-        return "a trailing comma"
+        return "a trailing comma", text.rindex(",", 0, pos)
     return None
+
+
+def _line_column(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of ``pos``, counted as ``json.JSONDecodeError`` does."""
+    return text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
 
 
 def parse(text: str, name: str = "settings.json") -> Any:
@@ -121,11 +157,14 @@ def parse(text: str, name: str = "settings.json") -> Any:
     try:
         return json.loads(body)
     except json.JSONDecodeError as exc:
-        hint = _jsonc_hint(body, exc.pos)
+        found = _jsonc_hint(body, exc.pos)
         where = f"{name}: line {exc.lineno}, column {exc.colno}"
-        if hint:
+        if found:
+            hint, pos = found
+            line, column = _line_column(body, pos)
             raise SettingsError(
-                f"{where}: {hint} (JSON with comments/trailing commas is not supported); "
+                f"{name}: line {line}, column {column}: {hint} "
+                "(JSON with comments/trailing commas is not supported); "
                 "ctxmode leaves the file untouched: remove it, or add the hooks by hand"
             ) from None
         raise SettingsError(

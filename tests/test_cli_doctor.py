@@ -45,9 +45,15 @@ def project(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     return path
 
 
-def checks(project: Path, now: float | None = None) -> dict[str, doctor.Check]:
+def checks(
+    project: Path, now: float | None = None, managed: Path | None = None
+) -> dict[str, doctor.Check]:
     ctx = doctor.Context(
-        env=dict(os.environ), project_dir=str(project), now=time.time() if now is None else now
+        env=dict(os.environ),
+        project_dir=str(project),
+        now=time.time() if now is None else now,
+        # Never this machine's own policy file: a test's, or one that does not exist.
+        managed_settings=str(managed or project / "no-managed-settings.json"),
     )
     found = doctor.run_all(ctx)
     names = [check.name for check in found]
@@ -229,13 +235,13 @@ def test_stale_paths(home: Path, project: Path) -> None:
     assert "stale paths" not in checks(project)
 
 
-def test_stale_script_only_in_project_scope(home: Path, project: Path) -> None:
-    installer.install("project", str(project), package_dir=OLD_PKG)
+def test_stale_script_only_in_local_scope(home: Path, project: Path) -> None:
+    installer.install("local", str(project), package_dir=OLD_PKG)
     found = checks(project)["stale paths"]
     assert found.fix == (
-        f"ctxmode install --project {project} (replaces ctxmode's old entries in place)"
+        f"ctxmode install --local {project} (replaces ctxmode's old entries in place)"
     )
-    assert found.details[-1] == f"project SessionEnd: missing script {OLD_PKG}/hooks/session_end.py"
+    assert found.details[-1] == f"local SessionEnd: missing script {OLD_PKG}/hooks/session_end.py"
 
 
 def _installed_hooks() -> dict[str, Any]:
@@ -328,8 +334,174 @@ def test_duplicates_across_scopes(home: Path, project: Path) -> None:
 def test_identical_commands_in_two_scopes_run_once(home: Path, project: Path) -> None:
     # Claude Code runs the same handler once however many files hold it.
     installer.install("user")
-    installer.install("project", str(project))
+    installer.install("local", str(project))
     assert "duplicates" not in checks(project)
+
+
+@pytest.mark.parametrize("scope", ["local", "managed"])
+def test_duplicates_in_local_and_managed_settings(
+    home: Path, project: Path, tmp_path: Path, scope: str
+) -> None:
+    installer.install("user")
+    other = {spec.event: [spec.group()] for spec in installer.hook_specs(OLD_PY, OLD_PKG)}
+    if scope == "local":
+        path = project / ".claude" / "settings.local.json"
+    else:
+        path = tmp_path / "etc" / "claude-code" / "managed-settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"hooks": other}))
+    found = checks(project, managed=path if scope == "managed" else None)
+    assert found["duplicates"].status == "warn"
+    assert found["duplicates"].details[0] == f"PostToolUse: 2 handlers (user, {scope})"
+    assert f"{scope}: {path}: PostToolUse, " in "\n".join(found["registration"].details)
+
+
+def test_plugin_enabled_in_managed_settings_too(home: Path, project: Path, tmp_path: Path) -> None:
+    installer.install("user")
+    managed = tmp_path / "managed-settings.json"
+    managed.write_text(json.dumps({"enabledPlugins": {"ctxmode@corp": True}}))
+    assert checks(project, managed=managed)["plugin"].status == "warn"
+
+
+# --------------------------------------------------------------------------- switched off
+
+
+def _switched_off(project: Path, managed: Path | None = None) -> doctor.Check:
+    found = checks(project, managed=managed)
+    assert found["registration"].status == "ok"  # registered, and yet...
+    return found["switched off"]
+
+
+@pytest.mark.parametrize("value", ["1", "true", "YES", "on"])
+def test_ctxmode_disable_in_the_environment(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    installer.install("user")
+    assert "switched off" not in checks(project)
+    monkeypatch.setenv("CTXMODE_DISABLE", value)
+    found = _switched_off(project)
+    assert (found.status, found.summary) == (
+        "warn",
+        "ctxmode is switched off here although its hooks are registered: "
+        f"CTXMODE_DISABLE={value} in this environment: every hook started from it does nothing",
+    )
+    assert found.fix == "unset CTXMODE_DISABLE (and remove it from your shell profile)"
+    result = CliRunner().invoke(main, ["doctor"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "- ctxmode is switched off here" in result.output
+    assert "ctxmode is working" not in result.output
+
+
+def test_ctxmode_disable_set_by_a_settings_file(home: Path, project: Path) -> None:
+    installer.install("user")
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text('{"env": {"CTXMODE_DISABLE": "1"}}')
+    found = _switched_off(project)
+    assert found.summary.endswith(
+        f'local settings set CTXMODE_DISABLE=1 in "env" ({local}): every hook does nothing'
+    )
+    assert found.fix == f'remove CTXMODE_DISABLE from "env" in {local}'
+
+
+def test_ctxmode_ignore_marker(home: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    installer.install("user")
+    (project / ".ctxmode-ignore").write_text("")
+    (project / "src").mkdir()
+    # Found as the hooks find it: at the project root, from a subfolder too.
+    for where in (project, project / "src"):
+        monkeypatch.chdir(where)
+        result = CliRunner().invoke(main, ["doctor", "--json"], catch_exceptions=False)
+        document = json.loads(result.output)
+        (found,) = [c for c in document["checks"] if c["name"] == "switched off"]
+        assert found["status"] == "warn"
+        assert found["summary"].endswith(
+            f"{project}/.ctxmode-ignore switches ctxmode off for this project: "
+            "nothing is recorded here"
+        )
+        assert found["fix"] == f"rm {project}/.ctxmode-ignore to record this project again"
+
+
+def test_both_switches_are_listed(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installer.install("user")
+    (project / ".ctxmode-ignore").write_text("")
+    monkeypatch.setenv("CTXMODE_DISABLE", "1")
+    found = _switched_off(project)
+    assert "CTXMODE_DISABLE=1 in this environment" in found.summary
+    assert found.details == (
+        f"{project}/.ctxmode-ignore switches ctxmode off for this project: nothing is recorded here",
+    )
+
+
+def test_claude_code_hook_switches(home: Path, project: Path, tmp_path: Path) -> None:
+    installer.install("user")
+    managed = tmp_path / "managed-settings.json"
+    managed.write_text('{"allowManagedHooksOnly": true}')
+    found = _switched_off(project, managed)
+    assert found.summary.endswith(
+        f'managed settings set "allowManagedHooksOnly": true ({managed}): '
+        "ctxmode's hooks in your own settings files never run"
+    )
+    managed.write_text('{"disableAllHooks": true}')
+    assert _switched_off(project, managed).summary.endswith(
+        f'managed settings set "disableAllHooks": true ({managed}): Claude Code runs no hook at all'
+    )
+    user = home / ".claude" / "settings.json"
+    value = json.loads(user.read_text())
+    value["disableAllHooks"] = True
+    user.write_text(json.dumps(value))
+    found = _switched_off(project)
+    assert found.summary.endswith(
+        'user settings set "disableAllHooks": true (~/.claude/settings.json): '
+        "Claude Code runs no hook but managed ones"
+    )
+
+
+# --------------------------------------------------------------------------- shared project file
+
+
+def test_shared_project_file_with_its_launcher_is_ok(home: Path, project: Path) -> None:
+    installer.install("project", str(project))
+    found = checks(project)
+    assert found["registration"].status == "ok"
+    assert "launcher" not in found and "stale paths" not in found
+
+
+def test_shared_project_file_without_a_launcher(home: Path, project: Path) -> None:
+    """A teammate's checkout: the team's hooks, no ctxmode of their own yet."""
+    installer.install("project", str(project))
+    (home / ".local" / "bin" / "ctxmode-hook").unlink()
+    found = checks(project)
+    assert (found["launcher"].status, found["launcher"].summary, found["launcher"].fix) == (
+        "fail",
+        "project settings run ctxmode through the per-user launcher, but "
+        "~/.local/bin/ctxmode-hook is missing: those hooks do nothing for you",
+        f"ctxmode install --project {project} (writes your launcher)",
+    )
+    assert "registration" not in found  # not "not registered": the message above says why
+    # With a registration of their own, the quiet shared hooks are as they should be.
+    installer.install("user")
+    found = checks(project)
+    assert found["launcher"].status == "ok"
+    assert found["registration"].status == "ok"
+    assert "duplicates" not in found
+    # The fix it names works.
+    installer.install("project", str(project))
+    found = checks(project)
+    assert "launcher" not in found
+    assert found["duplicates"].status == "warn"  # now both run: the user is told
+
+
+def test_shared_project_file_with_a_stale_launcher(home: Path, project: Path) -> None:
+    installer.install("project", str(project), python=OLD_PY)
+    found = checks(project)["launcher"]
+    assert found.status == "fail"
+    assert found.summary == (
+        "project settings run ctxmode through the per-user launcher, but "
+        f"~/.local/bin/ctxmode-hook runs {OLD_PY}, which is gone: those hooks do nothing for you"
+    )
 
 
 def test_plugin_enabled_too(home: Path, project: Path) -> None:
@@ -398,8 +570,7 @@ def test_malformed_settings(home: Path, project: Path) -> None:
     path.write_text('{\n  "hooks": {},\n}\n')
     found = checks(project)["user settings"]
     assert found.status == "fail"
-    assert found.summary.startswith("~/.claude/settings.json: ")
-    assert "line 3, column 1" in found.summary
+    assert found.summary.startswith("~/.claude/settings.json: line 2, column 14: a trailing comma")
     assert path.read_text() == '{\n  "hooks": {},\n}\n'  # doctor never writes
 
 

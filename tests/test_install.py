@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -213,10 +214,144 @@ def test_project_scopes(home: Path, project: Path, scope: str, name: str) -> Non
     result = install(scope, str(project))
     path = project / ".claude" / name
     assert result.path == str(path)
-    assert json.loads(path.read_text()) == {"hooks": expected_hooks()}
+    expected = team_hooks() if scope == "project" else expected_hooks()
+    assert json.loads(path.read_text()) == {"hooks": expected}
     assert not user_settings(home).exists()
     assert uninstall(scope, str(project)).action == "deleted"
     assert not path.exists()
+
+
+def team_hooks() -> dict[str, Any]:
+    hooks: dict[str, Any] = {}
+    for event, timeout, matcher in HOOK_TABLE:
+        command = (
+            "[ -x ~/.local/bin/ctxmode-hook ] && exec ~/.local/bin/ctxmode-hook "
+            f"{settings.SHIMS[event]}; exit 0"
+        )
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
+        hooks[event] = [group]
+    return hooks
+
+
+# --- the shared project file (--project) ---------------------------------------------
+
+
+def run_sh(command: str, home: Path, stdin: str = "{}") -> Any:
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CTXMODE_DIS"))}
+    env["HOME"] = str(home)
+    return subprocess.run(
+        ["sh", "-c", command], input=stdin, capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+def test_project_file_names_no_path_of_this_machine(home: Path, project: Path) -> None:
+    result = install("project", str(project))
+    text = (project / ".claude" / "settings.json").read_text()
+    for private in (str(home), sys.executable, PACKAGE, os.environ["CTXMODE_HOME"]):
+        assert private not in text
+    assert json.loads(text) == {"hooks": team_hooks()}
+    # This user's launcher runs this installation, pinned like the user-scope commands.
+    launcher = home / ".local" / "bin" / "ctxmode-hook"
+    assert (result.launcher, result.launcher_changed) == (str(launcher), True)
+    assert os.access(launcher, os.X_OK)
+    assert installer.launcher_target(launcher.read_text()) == (
+        os.path.abspath(sys.executable),
+        f"{PACKAGE}/hooks",
+    )
+    # Installing again changes nothing, launcher included.
+    again = install("project", str(project))
+    assert (again.action, again.changed, again.launcher_changed, again.diff) == (
+        "unchanged",
+        False,
+        False,
+        "",
+    )
+
+
+def test_team_commands_run_ctxmode_through_the_launcher(home: Path, project: Path) -> None:
+    install("project", str(project))
+    proof = installer.verify(str(project / ".claude" / "settings.json"))
+    assert proof.problems == []
+    assert proof.ok and proof.events >= 5 and proof.claims == 1
+
+
+@pytest.mark.parametrize("state", ["no launcher", "installation gone"])
+def test_team_commands_are_silent_without_an_installation(
+    home: Path, project: Path, tmp_path: Path, state: str
+) -> None:
+    """A teammate without ctxmode: every hook exits 0 and prints nothing, whatever it gets."""
+    teammate = tmp_path / "teammate"
+    teammate.mkdir()
+    if state == "installation gone":
+        gone = tmp_path / "gone"
+        (teammate / ".local" / "bin").mkdir(parents=True)
+        launcher = teammate / ".local" / "bin" / "ctxmode-hook"
+        launcher.write_text(installer.launcher_text(str(gone / "python"), str(gone / "ctxmode")))
+        launcher.chmod(0o755)
+    for spec in installer.team_specs():
+        for stdin in ("{}", '{"hook_event_name": "SessionStart", "source": "compact"}', "junk"):
+            done = run_sh(spec.command, teammate, stdin)
+            assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), spec.event
+
+
+def test_launcher_refuses_unknown_hooks(home: Path, project: Path) -> None:
+    install("project", str(project))
+    launcher = home / ".local" / "bin" / "ctxmode-hook"
+    done = run_sh(f"'{launcher}' ../../../../tmp/evil", home)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_a_foreign_launcher_file_is_never_overwritten(home: Path, project: Path) -> None:
+    mine = write(home / ".local" / "bin" / "ctxmode-hook", "#!/bin/sh\necho mine\n")
+    with pytest.raises(InstallError, match="is not ctxmode's launcher"):
+        install("project", str(project))
+    assert mine.read_text() == "#!/bin/sh\necho mine\n"
+    assert not (project / ".claude").exists()  # nothing was written at all
+
+
+def test_project_dry_run_shows_the_launcher_and_writes_nothing(home: Path, project: Path) -> None:
+    result = install("project", str(project), dry_run=True)
+    launcher = home / ".local" / "bin" / "ctxmode-hook"
+    assert f"+++ {launcher}\n" in result.diff
+    assert '+exec "$py" -I -S "$hooks/$1.py"\n' in result.diff
+    assert not (home / ".local").exists()
+    assert not (project / ".claude").exists()
+
+
+def test_uninstalling_the_last_team_file_removes_the_launcher(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    install("project", str(project))
+    install("project", str(other))
+    launcher = home / ".local" / "bin" / "ctxmode-hook"
+    assert uninstall("project", str(project)).removed == (str(project / ".claude"),)
+    assert launcher.exists()  # the other project still runs it
+    result = uninstall("project", str(other))
+    assert not launcher.exists()
+    # The install made ~/.local/bin and ~/.local too: all of it goes, and nothing else.
+    assert set(result.removed) == {
+        str(other / ".claude"),
+        str(launcher),
+        str(home / ".local" / "bin"),
+        str(home / ".local"),
+    }
+    assert sorted(os.listdir(home)) == []
+
+
+def test_uninstall_keeps_a_launcher_folder_the_user_had(home: Path, project: Path) -> None:
+    (home / ".local" / "bin").mkdir(parents=True)
+    install("project", str(project))
+    result = uninstall("project", str(project))
+    assert set(result.removed) == {
+        str(project / ".claude"),
+        str(home / ".local" / "bin" / "ctxmode-hook"),
+    }
+    assert (home / ".local" / "bin").is_dir()
 
 
 def test_user_scope_follows_claude_config_dir(
@@ -300,7 +435,7 @@ def test_upgrade_from_a_stale_path(home: Path) -> None:
     [
         ('{\n  "model": "opus"\n  "hooks": {}\n}\n', "line 3, column 3"),
         ('{\n  // personal settings\n  "model": "opus"\n}\n', "line 2, column 3: a comment"),
-        ('{\n  "model": "opus",\n}\n', "line 3, column 1: a trailing comma"),
+        ('{\n  "model": "opus",\n}\n', "line 2, column 18: a trailing comma"),
         ("[1, 2]\n", "not a JSON object"),
         (
             '{"hooks": {"SessionStart": {"matcher": "startup"}}}',
@@ -387,7 +522,47 @@ def test_uninstall_deletes_a_file_ctxmode_created(home: Path) -> None:
     install("user")
     result = uninstall("user")
     assert result.action == "deleted"
-    assert os.listdir(home / ".claude") == []
+    # ~/.claude was made by the install: it goes too (empty), and nothing else.
+    assert result.removed == (str(home / ".claude"),)
+    assert os.listdir(home) == []
+
+
+@pytest.mark.parametrize("scope", ["project", "local"])
+def test_uninstall_removes_the_claude_folder_install_created(
+    home: Path, project: Path, scope: str
+) -> None:
+    install(scope, str(project))
+    assert (project / ".claude").is_dir()
+    result = uninstall(scope, str(project))
+    assert str(project / ".claude") in result.removed
+    assert os.listdir(project) == []
+
+
+def test_uninstall_keeps_a_claude_folder_the_user_had(home: Path, project: Path) -> None:
+    (project / ".claude").mkdir()  # the user's, empty
+    install("local", str(project))
+    result = uninstall("local", str(project))
+    assert (result.action, result.removed) == ("deleted", ())
+    assert (project / ".claude").is_dir()
+
+
+def test_uninstall_keeps_a_claude_folder_that_holds_something(home: Path, project: Path) -> None:
+    install("local", str(project))
+    write(project / ".claude" / "commands" / "review.md", "Review the diff\n")
+    result = uninstall("local", str(project))
+    assert (result.action, result.removed) == ("deleted", ())
+    assert os.listdir(project / ".claude") == ["commands"]
+    # ...and once that is gone, the next uninstall does not come back for the folder.
+    install("local", str(project))
+    assert uninstall("local", str(project)).removed == ()
+
+
+def test_uninstall_of_another_scope_leaves_the_folder(home: Path, project: Path) -> None:
+    install("project", str(project))
+    install("local", str(project))
+    assert uninstall("local", str(project)).removed == ()
+    assert (project / ".claude" / "settings.json").exists()
+    assert str(project / ".claude") in uninstall("project", str(project)).removed
 
 
 def test_uninstall_dry_run_writes_nothing(home: Path) -> None:
@@ -444,6 +619,33 @@ def test_no_warning_for_a_single_registration(home: Path) -> None:
     assert install("user").warnings == ()
 
 
+def test_warns_about_ctxmode_in_managed_settings(home: Path, tmp_path: Path) -> None:
+    managed = write(
+        tmp_path / "etc" / "managed-settings.json",
+        json.dumps({"hooks": expected_hooks(OLD_PY, OLD_PKG)}),
+    )
+    assert install("user", managed=str(managed)).warnings == (
+        f"ctxmode hooks are also registered in {managed} (6 handlers): "
+        "where the commands differ, both copies run",
+    )
+    write(managed, '{"enabledPlugins": {"ctxmode@corp": true}}')
+    (warning,) = install("user", managed=str(managed)).warnings
+    assert warning.startswith(f"the ctxmode plugin (ctxmode@corp) is enabled in {managed}: ")
+
+
+def test_warns_about_the_local_file_from_a_project_subfolder(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / ".git").mkdir()
+    (project / "src").mkdir()
+    install("local", str(project), python=OLD_PY, package_dir=OLD_PKG)
+    monkeypatch.chdir(project / "src")  # the hooks' project is the enclosing checkout
+    assert install("user").warnings == (
+        f"ctxmode hooks are also registered in {project}/.claude/settings.local.json "
+        "(6 handlers): where the commands differ, both copies run",
+    )
+
+
 # --- the proof run -----------------------------------------------------------------
 
 
@@ -473,7 +675,10 @@ def test_verify_runs_the_installed_hooks_in_a_throwaway_store(home: Path, data_r
     assert result.calls == 10
     assert result.snapshot_ok
     assert result.events >= 5  # prompt, write, task, error, edit, commit ... at the least
-    assert not any(data_root.iterdir())  # the real (here: test) data root stayed empty
+    assert result.claims == 1 and result.snapshot_bytes > 200
+    # The real (here: test) data root holds nothing but the install's note of the
+    # folder it made (~/.claude): the proof run used a throwaway one.
+    assert [p.name for p in data_root.iterdir()] == [installer.CREATED_DIRS_RECORD]
 
 
 # --- the CLI -------------------------------------------------------------------------
@@ -526,7 +731,8 @@ def test_cli_upgrade_and_local_scope(home: Path, project: Path) -> None:
     )
     result = cli("uninstall", "--local", str(project))
     assert result.output == (
-        f"ctxmode hooks removed: {project}/.claude/settings.local.json deleted (ctxmode had created it)\n"
+        f"ctxmode hooks removed: {project}/.claude/settings.local.json deleted (ctxmode had "
+        f"created it); also removed what ctxmode install had made: {project}/.claude\n"
     )
 
 
@@ -535,7 +741,7 @@ def test_cli_errors(home: Path, project: Path) -> None:
     result = cli("install")
     assert result.exit_code == 1
     assert result.output.startswith(
-        f"Error: {user_settings(home)}: line 3, column 1: a trailing comma"
+        f"Error: {user_settings(home)}: line 2, column 18: a trailing comma"
     )
     result = cli("install", "--project", str(project), "--local", str(project))
     assert result.exit_code == 2
@@ -553,9 +759,12 @@ def test_cli_warnings_go_to_stderr(home: Path, project: Path) -> None:
     result = runner.invoke(install_cmd.install, ["--project", str(project)])
     assert result.exit_code == 0
     assert result.stderr.startswith("warning: the ctxmode plugin (ctxmode@dev) is enabled in ")
-    assert (
-        result.stdout
-        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in {project}/.claude/settings.json\n"
+    assert result.stdout == (
+        f"{project}/.claude/settings.json is shared with your team: its hooks run "
+        "~/.local/bin/ctxmode-hook (written now, it runs this installation); a teammate's "
+        "hooks do nothing until they run `ctxmode install --project DIR` (or ./install.sh "
+        "--project DIR) in their checkout\n"
+        f"ctxmode {ctxmode.__version__} installed: 6 hooks in {project}/.claude/settings.json\n"
     )
 
 
@@ -563,11 +772,13 @@ def test_cli_verify(home: Path) -> None:
     result = cli("install", "--verify")
     assert result.exit_code == 0, result.output
     line = result.output.strip()
-    assert line.startswith(
-        f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json; "
-        "sample session replayed: "
-    )
-    assert line.endswith(" events captured, snapshot OK")
+    assert re.fullmatch(
+        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in "
+        r"~/\.claude/settings\.json; verified: 10 hook calls of a sample session through them "
+        r"stored \d+ events, and its \d+-byte snapshot was injected after compaction, "
+        r"claimed once",
+        line,
+    ), line
 
 
 def test_commands_are_registered() -> None:

@@ -435,8 +435,11 @@ def test_unmerge_leaves_odd_shapes_alone(text: str) -> None:
             "a comment",
         ),
         ('{\n  /* block */ "model": "opus"\n}\n', "line 2, column 3", "a comment"),
-        ('{\n  "model": "opus",\n}\n', "line 3, column 1", "a trailing comma"),
-        ('{"permissions": {"allow": ["Bash(ls)",]}}', "line 1, column 39", "a trailing comma"),
+        # A trailing comma is reported where the comma is, not at the bracket after it.
+        ('{\n  "model": "opus",\n}\n', "line 2, column 18", "a trailing comma"),
+        ('{"permissions": {"allow": ["Bash(ls)",]}}', "line 1, column 38", "a trailing comma"),
+        ('{\r\n  "a": [\r\n    1,\r\n\r\n  ]\r\n}', "line 3, column 6", "a trailing comma"),
+        ('\ufeff{"a": 1,\n\n}', "line 1, column 8", "a trailing comma"),
         ('{"model": "opus"', "line 1, column 17", "invalid JSON"),
         ('{"model": "opus"} trailing', "line 1, column 19", "invalid JSON"),
     ],
@@ -485,10 +488,47 @@ def test_unexpected_shapes_are_refused_by_merge(text: str, message: str) -> None
         ("echo ctxmode hooks", False),
         (None, False),
         (42, False),
+        # A shared project file's form: the per-user launcher, by shim name.
+        (
+            "[ -x ~/.local/bin/ctxmode-hook ] && exec ~/.local/bin/ctxmode-hook session_end; exit 0",
+            True,
+        ),
+        ("ctxmode-hook post_tool_use_failure", True),
+        ("ctxmode-hook helper", False),
+        ("ctxmode-hook session_ending", False),
     ],
 )
 def test_is_ctxmode_command(command: object, ours: bool) -> None:
     assert settings.is_ctxmode_command(command) is ours
+
+
+@pytest.mark.parametrize(
+    ("command", "shim", "launcher"),
+    [
+        (SPECS[0].command, "post_tool_use", False),
+        ("ctxmode-hook post_tool_use_failure", "post_tool_use_failure", True),
+        (
+            "[ -x ~/.local/bin/ctxmode-hook ] && exec ~/.local/bin/ctxmode-hook pre_compact; exit 0",
+            "pre_compact",
+            True,
+        ),
+    ],
+)
+def test_shim_and_launcher_of_a_command(command: str, shim: str, launcher: bool) -> None:
+    assert settings.shim_of(command) == shim
+    assert settings.runs_launcher(command) is launcher
+
+
+@pytest.mark.parametrize(
+    ("platform", "path"),
+    [
+        ("linux", "/etc/claude-code/managed-settings.json"),
+        ("darwin", "/Library/Application Support/ClaudeCode/managed-settings.json"),
+        ("win32", "C:\\ProgramData\\ClaudeCode\\managed-settings.json"),
+    ],
+)
+def test_managed_settings_path(platform: str, path: str) -> None:
+    assert settings.managed_settings_path(platform) == path
 
 
 def test_registrations_list_what_is_installed() -> None:

@@ -45,9 +45,16 @@ def render(checks: list[doctor.Check], project_dir: str, *, colour: bool) -> str
             lines.append(f"{pad}fix: {check.fix}")
     counts = {status: sum(1 for c in checks if c.status == status) for status in doctor.STATUSES}
     lines.append("")
+    switched_off = any(check.name == "switched off" for check in checks)
     lines.append(
         f"{counts['ok']} ok, {counts['warn']} warning(s), {counts['fail']} failure(s)"
-        + ("" if counts["fail"] else " - ctxmode is working")
+        + (
+            ""
+            if counts["fail"]
+            else " - ctxmode is switched off here"
+            if switched_off
+            else " - ctxmode is working"
+        )
     )
     return "\n".join(lines)
 

@@ -69,6 +69,11 @@ def install(
     hook scripts. Other entries are left exactly as they are; a backup of the previous
     file is kept as settings.json.ctxmode-backup. Running it again changes nothing;
     after an upgrade it replaces ctxmode's old entries.
+
+    --project writes a file shared with the team, so its commands name no path of
+    this machine: they run ~/.local/bin/ctxmode-hook, a launcher this command writes
+    for you; each teammate runs `ctxmode install --project DIR` once to get theirs,
+    and until then the hooks do nothing for them (no error).
     """
     scope, directory = _scope(user, project, local)
     try:
@@ -78,11 +83,15 @@ def install(
     _warn(result.warnings)
     where = installer.display_path(result.path)
     if dry_run:
-        if result.diff:
-            click.echo(result.diff, nl=False)
-        else:
-            click.echo(f"nothing to change: ctxmode is already installed in {where}")
+        click.echo(installer.preview(result), nl=False)
         return
+    if result.launcher is not None:
+        state = "written now" if result.launcher_changed else "in place"
+        click.echo(
+            f"{where} is shared with your team: its hooks run {installer.LAUNCHER} ({state}, "
+            "it runs this installation); a teammate's hooks do nothing until they run "
+            "`ctxmode install --project DIR` (or ./install.sh --project DIR) in their checkout"
+        )
     verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
     line = f"ctxmode {__version__} {verb[result.action]}: {result.hooks} hooks in {where}"
     if result.action == "updated":
@@ -96,7 +105,12 @@ def install(
                 "(the hooks fail open, so Claude Code keeps working; "
                 "`ctxmode uninstall` removes them)"
             )
-        line += f"; sample session replayed: {proof.events} events captured, snapshot OK"
+        # The one line install.sh ends with: what the proof run proved.
+        line += (
+            f"; verified: {proof.calls} hook calls of a sample session through them stored "
+            f"{proof.events} events, and its {proof.snapshot_bytes}-byte snapshot was "
+            "injected after compaction, claimed once"
+        )
     click.echo(line)
 
 
@@ -122,14 +136,20 @@ def uninstall(user: bool, project: str | None, local: str | None, dry_run: bool)
         else:
             click.echo(f"nothing to change: ctxmode is not installed in {where}")
         return
+    also = (
+        "; also removed what ctxmode install had made: "
+        + ", ".join(installer.display_path(path) for path in result.removed)
+        if result.removed
+        else ""
+    )
     if result.action == "not installed":
         click.echo(f"ctxmode is not installed in {where}: nothing changed")
     elif result.action == "deleted":
-        click.echo(f"ctxmode hooks removed: {where} deleted (ctxmode had created it)")
+        click.echo(f"ctxmode hooks removed: {where} deleted (ctxmode had created it){also}")
     else:
         kept = (
             f"; previous version in {installer.display_path(result.backup)}"
             if result.backup
             else ""
         )
-        click.echo(f"ctxmode hooks removed from {where}{kept}")
+        click.echo(f"ctxmode hooks removed from {where}{kept}{also}")
