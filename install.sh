@@ -4,7 +4,7 @@
 #   ./install.sh                  hooks in ~/.claude/settings.json
 #   ./install.sh --project DIR    hooks in DIR/.claude/settings.json
 #   ./install.sh --local DIR      hooks in DIR/.claude/settings.local.json
-#   ./install.sh --dry-run        show the settings change, do not write it
+#   ./install.sh --dry-run        show what would change; write nothing anywhere
 #   ./install.sh --uninstall      remove the hooks (same scope options); data is kept
 #
 # What it does: finds a real python3 >= 3.10 (not a pyenv/asdf shim: hooks start on
@@ -53,18 +53,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-# The ctxmode command line for the chosen scope, rebuilt as "$@".
-scope_args() {
-    if [ -n "$SCOPE_DIR" ]; then
-        set -- "$SCOPE" "$SCOPE_DIR"
-    elif [ -n "$SCOPE" ]; then
-        set -- "$SCOPE"
-    else
-        set --
-    fi
-    [ -z "$DRY_RUN" ] || set -- "$@" --dry-run
-    printf '%s\n' "$@"
-}
+# The scope arguments of the ctxmode command line, as "$@": built word by word, never
+# split or globbed, so a DIR may hold spaces, quotes, *, ? or [.
+if [ -n "$SCOPE_DIR" ]; then
+    set -- "$SCOPE" "$SCOPE_DIR"
+elif [ -n "$SCOPE" ]; then
+    set -- "$SCOPE"
+else
+    set --
+fi
 
 # --- a real interpreter ------------------------------------------------------------
 
@@ -126,15 +123,71 @@ link_is_ours() { [ -L "$LINK" ] && [ "$(readlink "$LINK")" = "$CTXMODE" ]; }
 
 if [ -n "$UNINSTALL" ]; then
     [ -x "$CTXMODE" ] || die "no ctxmode environment at $VENV: nothing to uninstall from here"
-    # shellcheck disable=SC2046  # one argument per line, none with a newline
-    IFS='
-'
-    set -- $(scope_args)
-    unset IFS
+    [ -z "$DRY_RUN" ] || set -- "$@" --dry-run
     "$CTXMODE" uninstall "$@"
     if [ -z "$DRY_RUN" ] && link_is_ours; then rm -f "$LINK"; fi
     say "recorded sessions are kept in $ROOT (delete that directory to remove them)"
     exit 0
+fi
+
+# The digest of the checkout's files (paths and contents, build litter left out)
+# decides whether the environment is current. With a destination the files are copied
+# there first and the copy is hashed; without one they are hashed in place (dry run).
+DIGEST_PY='
+import hashlib, os, shutil, sys
+skip = shutil.ignore_patterns(".git", "__pycache__", "build", "dist", "*.egg-info", ".venv",
+                              ".*_cache", ".hypothesis", ".tox", ".nox")
+top = sys.argv[1]
+if len(sys.argv) > 2:
+    shutil.copytree(top, sys.argv[2], ignore=skip)
+    top, skip = sys.argv[2], lambda folder, names: set()
+digest = hashlib.sha256()
+for folder, dirs, files in os.walk(top, followlinks=True):
+    ignored = skip(folder, dirs + files)
+    dirs[:] = sorted(name for name in dirs if name not in ignored)
+    for name in sorted(name for name in files if name not in ignored):
+        path = os.path.join(folder, name)
+        digest.update(os.path.relpath(path, top).encode() + b"\0")
+        with open(path, "rb") as handle:
+            digest.update(handle.read() + b"\0")
+print(digest.hexdigest())
+'
+
+# --dry-run: say what would change, from this checkout's code run by $PY itself (no
+# environment is built, nothing is written: not the data root, not the settings, not
+# ~/.local/bin, not even a temp file or bytecode).
+if [ -n "$DRY_RUN" ]; then
+    say "dry run: nothing is written"
+    if [ -d "$VENV" ] && "$BIN/python" -c 'import sys' >/dev/null 2>&1; then
+        STAMP="$VENV/ctxmode-source.sha256"
+        if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$("$PY" -I -B -c "$DIGEST_PY" "$HERE")" ]; then
+            say "the environment $VENV already holds this checkout: nothing to rebuild"
+        else
+            say "would install this checkout into the environment $VENV (an upgrade in place)"
+        fi
+        PKG=$("$BIN/python" -I -B -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+    else
+        [ ! -d "$VENV" ] || say "would recreate the broken environment at $VENV"
+        say "would create the environment $VENV (Python $PY_VERSION, $PY) and install this checkout into it"
+        PKG=$("$PY" -I -B -c '
+import os, sys, sysconfig
+names = sysconfig.get_scheme_names()
+scheme = "venv" if "venv" in names else ("nt" if os.name == "nt" else "posix_prefix")
+print(sysconfig.get_path("purelib", scheme, vars={"base": sys.argv[1], "platbase": sys.argv[1]}))
+' "$VENV")
+    fi
+    case ":$PATH:" in
+        *":$HOME/.local/bin:"*)
+            if [ -d "$HOME/.local/bin" ] && [ ! -e "$LINK" ]; then
+                say "would link $LINK to $CTXMODE"
+            fi ;;
+    esac
+    exec "$PY" -I -B -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+from ctxmode.installer import dry_run_main
+raise SystemExit(dry_run_main(sys.argv[2:]))
+' "$HERE" "$BIN/python" "$PKG/ctxmode" "$@"
 fi
 
 old_umask=$(umask)
@@ -169,22 +222,7 @@ STAMP="$VENV/ctxmode-source.sha256"
 # tree, which would litter the checkout (and race with a second install running).
 SRC=$(mktemp -d "${TMPDIR:-/tmp}/ctxmode-src.XXXXXX")
 trap 'rm -rf "$SRC"' EXIT
-# The copy's digest (paths and contents) decides whether the environment is current.
-DIGEST=$("$PY" -I -c '
-import hashlib, os, shutil, sys
-skip = shutil.ignore_patterns(".git", "__pycache__", "build", "dist", "*.egg-info", ".venv",
-                              ".*_cache", ".hypothesis", ".tox", ".nox")
-shutil.copytree(sys.argv[1], sys.argv[2], ignore=skip)
-digest = hashlib.sha256()
-for folder, dirs, files in os.walk(sys.argv[2]):
-    dirs.sort()
-    for name in sorted(files):
-        path = os.path.join(folder, name)
-        digest.update(os.path.relpath(path, sys.argv[2]).encode() + b"\0")
-        with open(path, "rb") as handle:
-            digest.update(handle.read() + b"\0")
-print(digest.hexdigest())
-' "$HERE" "$SRC/ctxmode") || die "cannot copy the checkout to $SRC"
+DIGEST=$("$PY" -I -c "$DIGEST_PY" "$HERE" "$SRC/ctxmode") || die "cannot copy the checkout to $SRC"
 
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$DIGEST" ] && [ -x "$CTXMODE" ] \
     && "$BIN/python" -c 'import ctxmode.cli, ctxmode.hookrun' >/dev/null 2>&1; then
@@ -212,21 +250,15 @@ say "Python $PY_VERSION ($PY), environment $VENV"
 # CTXMODE_HOME given to install.sh holds even when Claude Code runs without it.
 printf '%s\n' "$ROOT" >"$VENV/ctxmode-data-root"
 
-IFS='
-'
-set -- $(scope_args)
-unset IFS
-if [ -n "$DRY_RUN" ]; then
-    "$CTXMODE" install "$@"
-    exit 0
-fi
-"$CTXMODE" install --verify "$@"
-
 # The demo (when this version has it) replays a bundled session through the real
 # hook entry points in a throwaway store: one more end-to-end check.
 if "$CTXMODE" demo --help 2>/dev/null | grep -q -- '--quiet'; then
     "$CTXMODE" demo --quiet >/dev/null || die "'ctxmode demo --quiet' failed after install"
 fi
+
+# Register the hooks and replay a sample session through them: the last line of its
+# output says what that proved, and it is printed last of all.
+PROOF=$("$CTXMODE" install --verify "$@")
 
 case ":$PATH:" in
     *":$HOME/.local/bin:"*)
@@ -238,3 +270,4 @@ case ":$PATH:" in
         fi ;;
     *) say "command: $CTXMODE (add $BIN to PATH, or alias it)" ;;
 esac
+printf '%s\n' "$PROOF"

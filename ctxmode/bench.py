@@ -262,7 +262,17 @@ def resolve_commands(
 
 
 def interpreter_of(command: str) -> str:
-    """The interpreter a hook command starts (its first word)."""
+    """The interpreter a hook command starts (its first word, or for a shared project
+    file's command the one its per-user launcher runs)."""
+    from ctxmode import installer, settings
+
+    if settings.runs_launcher(command):
+        try:
+            with open(installer.launcher_path(), encoding="utf-8") as handle:
+                python = installer.launcher_target(handle.read())[0]
+        except OSError:
+            python = None
+        return python or sys.executable
     try:
         words = shlex.split(command)
     except ValueError:

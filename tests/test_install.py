@@ -297,6 +297,15 @@ def test_team_commands_are_silent_without_an_installation(
             assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), spec.event
 
 
+def test_bench_measures_a_team_command_against_the_launchers_interpreter(
+    home: Path, project: Path
+) -> None:
+    from ctxmode import bench
+
+    install("project", str(project), python="/opt/py 3/bin/python3")
+    assert bench.interpreter_of(installer.team_command("post_tool_use")) == "/opt/py 3/bin/python3"
+
+
 def test_launcher_refuses_unknown_hooks(home: Path, project: Path) -> None:
     install("project", str(project))
     launcher = home / ".local" / "bin" / "ctxmode-hook"
