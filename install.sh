@@ -88,9 +88,9 @@ PY_VERSION=$("$PY" -c 'import platform; print(platform.python_version())')
 
 # --- the data root and the environment ---------------------------------------------
 
-# Same rule as the hooks (ctxmode.paths): CTXMODE_HOME, else the platform's user data
-# dir for "ctxmode" (what platformdirs gives, computed here without it).
-ROOT=$("$PY" -I -S -c '
+# Same rule as the hooks (ctxmode.paths.resolve_root): CTXMODE_HOME, else the root an
+# earlier install recorded in the per-user pointer, else the platform's user data dir.
+ROOT=$("$PY" -I -S -B -c '
 import os, sys
 sys.path.insert(0, sys.argv[1])
 try:
@@ -190,10 +190,12 @@ raise SystemExit(dry_run_main(sys.argv[2:]))
 ' "$HERE" "$BIN/python" "$PKG/ctxmode" "$@"
 fi
 
+# Everything made under the data root, the environment included, is the user's alone
+# (folders 0700, files 0600): the umask holds until the settings are written, which
+# keep their own modes (a project's settings.json is the team's).
 old_umask=$(umask)
 umask 077
 mkdir -p "$ROOT"
-umask "$old_umask"
 chmod 700 "$ROOT"
 
 # Reuse the environment (an upgrade in place) unless its interpreter is gone, e.g.
@@ -249,6 +251,13 @@ say "Python $PY_VERSION ($PY), environment $VENV"
 # The hooks run by this environment's interpreter read the data root from here, so a
 # CTXMODE_HOME given to install.sh holds even when Claude Code runs without it.
 printf '%s\n' "$ROOT" >"$VENV/ctxmode-data-root"
+# ...and code run by another interpreter (the plugin's python3) reads it from the
+# per-user pointer at the fixed default location (ctxmode.paths.resolve_root).
+"$BIN/python" -I -c 'import sys; from ctxmode import paths; print(paths.write_pointer(sys.argv[1]))' \
+    "$ROOT" >/dev/null || die "could not record the data root in the per-user pointer"
+# pip and venv copy some modes from the wheel (0755 on .so files and scripts).
+chmod -R go-rwx "$VENV"
+umask "$old_umask"
 
 # The demo (when this version has it) replays a bundled session through the real
 # hook entry points in a throwaway store: one more end-to-end check.

@@ -193,10 +193,10 @@ def test_hooks_and_cli_agree_on_the_data_root(
     hook_env = dict(shell_env, CLAUDE_PROJECT_DIR=str(project))
     session = str(uuid.uuid4())
     token = "probe" + uuid.uuid4().hex[:12]
-    hidden = f"{project}/secret-{token}.txt"
+    hidden = f"{project}/notes-{token}.txt"
 
     # The config file the CLI writes is the one the hooks read.
-    proc = _cli(install, shell_env, "config", "set", "exclude_paths", '["**/secret-*.txt"]')
+    proc = _cli(install, shell_env, "config", "set", "exclude_paths", '["**/notes-*.txt"]')
     assert proc.returncode == 0, proc.stdout + proc.stderr
     _hook(install, route, "PostToolUse", _write_call(project, session, f"{token}.py"), hook_env)
     _hook(install, route, "PostToolUse", _read_call(project, session, hidden), hook_env)
@@ -217,7 +217,7 @@ def test_hooks_and_cli_agree_on_the_data_root(
     assert dump.returncode == 0, dump.stderr
     events = [e for s in json.loads(dump.stdout)["sessions"] for e in s["events"]]
     assert any(token in e["data"] for e in events)
-    assert not any("secret-" in e["data"] for e in events), "exclude_paths was not applied"
+    assert not any("notes-" in e["data"] for e in events), "exclude_paths was not applied"
     doctor = _cli(install, shell_env, "doctor", "--json", "--project", str(project))
     report = json.loads(doctor.stdout)
     root_line = next(c for c in report["checks"] if c["name"] == "root from")
