@@ -31,9 +31,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ctxmode
+from ctxmode.wording import plural
 
 PAYLOADS_FILE = os.path.join(os.path.dirname(ctxmode.__file__), "data", "bench_payloads.json")
 DEFAULT_RUNS = 40
+MAX_RUNS = 10_000
+# A 95th percentile of n runs is a run other than the slowest only from n = 20 on
+# (nearest rank: ceil(0.95 n) < n). Below that the "p95" would be the maximum under
+# another name, so the report shows the maximum, says so, and judges no p95 target.
+P95_MIN_RUNS = 20
 SEED_EVENTS = 1000
 SESSION_ID = "bench-0f3c9a52-5d1e-4b7a-9a30-6c2e1d8b4f71"
 SEED_SOURCE = "bench-seed"
@@ -105,9 +111,17 @@ class Stats:
 
     runs: int
     p50_ms: float
-    p95_ms: float
+    p95_ms: float | None  # None with fewer than P95_MIN_RUNS runs: see max_ms
     min_ms: float
     peak_rss_mib: float | None
+    max_ms: float | None = None
+
+    @property
+    def high_ms(self) -> float:
+        """The p95 where there are runs enough for one, else the maximum."""
+        if self.p95_ms is not None:
+            return self.p95_ms
+        return self.max_ms if self.max_ms is not None else self.p50_ms
 
 
 @dataclass
@@ -116,16 +130,22 @@ class CaseResult:
     command: str
     stats: Stats
     ratio_p50: float
-    ratio_p95: float
+    # The hook's p95 over the floor's p95; None when either has too few runs for one.
+    ratio_p95: float | None
     failures: list[str] = field(default_factory=list)
     # The stricter reading, for whoever wants it: the hook's p95 over the floor's median.
     ratio_p95_to_floor_p50: float | None = None
+    # The hook's slowest run over the floor's: shown (marked *) where there is no p95.
+    ratio_max: float | None = None
+
+    def p95_judged(self) -> bool:
+        return self.case.target_p95 is not None and self.ratio_p95 is not None
 
     def meets_target(self) -> bool:
         ok = not self.failures
         if self.case.target_p50 is not None:
             ok = ok and self.ratio_p50 <= self.case.target_p50
-        if self.case.target_p95 is not None:
+        if self.case.target_p95 is not None and self.ratio_p95 is not None:
             ok = ok and self.ratio_p95 <= self.case.target_p95
         if self.stats.peak_rss_mib is not None:
             ok = ok and self.stats.peak_rss_mib <= self.case.target_rss_mib
@@ -165,9 +185,10 @@ def summarize(samples: Sequence[Sample]) -> Stats:
     return Stats(
         runs=len(samples),
         p50_ms=percentile(times, 0.5),
-        p95_ms=percentile(times, 0.95),
+        p95_ms=percentile(times, 0.95) if len(times) >= P95_MIN_RUNS else None,
         min_ms=min(times),
         peak_rss_mib=max(rss) / MIB if rss else None,
+        max_ms=max(times),
     )
 
 
@@ -570,7 +591,8 @@ def _check_store(env: Mapping[str, str], project: str, expect: Mapping[str, int]
     for kind, hook in (("compact", "PreCompact"), ("end", "SessionEnd")):
         if expect.get(hook) and kinds.get(kind, 0) < expect[hook]:
             problems.append(
-                f"{hook} stored {kinds.get(kind, 0)} snapshot(s) in {expect[hook]} run(s)"
+                f"{hook} stored {plural(kinds.get(kind, 0), 'snapshot')} in "
+                f"{plural(expect[hook], 'run')}"
             )
     if count > SEED_EVENTS:
         problems.append(f"the session holds {count} events, over the cap of {SEED_EVENTS}")
@@ -647,8 +669,8 @@ def run(
     progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Run the benchmark; see the module docstring."""
-    if runs < 1:
-        raise BenchError("--runs must be at least 1")
+    if not 1 <= runs <= MAX_RUNS:
+        raise BenchError(f"--runs must be 1 to {MAX_RUNS:,}")
     began = time.perf_counter()
     commands, source = resolve_commands(settings_path)
     missing = sorted({case.event for case in cases} - set(commands))
@@ -725,9 +747,10 @@ def run(
                 ratio_p50=stats.p50_ms / floor.p50_ms,
                 # Like with like: the floor's runs, interleaved with the hook's, met the
                 # same machine noise, so its p95 carries the noise the hook's p95 does.
-                ratio_p95=stats.p95_ms / floor.p95_ms,
+                ratio_p95=_ratio(stats.p95_ms, floor.p95_ms),
                 failures=failures[case.name],
-                ratio_p95_to_floor_p50=stats.p95_ms / floor.p50_ms,
+                ratio_p95_to_floor_p50=_ratio(stats.p95_ms, floor.p50_ms),
+                ratio_max=_ratio(stats.max_ms, floor.max_ms),
             )
         )
     return Report(
@@ -743,6 +766,10 @@ def run(
     )
 
 
+def _ratio(value: float | None, floor: float | None) -> float | None:
+    return None if value is None or not floor else value / floor
+
+
 # --------------------------------------------------------------------------- output
 
 HOW_TO_READ = """\
@@ -755,39 +782,57 @@ Compare ratios, not milliseconds: the milliseconds move with the machine's load,
 ratios much less; but on a busy disk they rise too (a hook's store write waits for the
 disk, the bare interpreter does not), so measure on an idle machine. "peak MiB" is the largest resident memory of any run (of the
 process, an upper bound: never below the few MiB of the helper that starts it).
-"target" is the bound ctxmode aims to stay under."""
+"target" is the bound ctxmode aims to stay under. A p95 needs at least 20 runs: a
+figure marked * is the slowest run instead (max, and max over the floor's max), and a
+p95 target marked * was not judged."""
 
 
-def _ratio_target(case: Case) -> str:
+def _ratio_target(result: CaseResult) -> str:
+    case = result.case
     parts = []
     if case.target_p50 is not None:
         parts.append(f"p50≤{case.target_p50:g}x")
     if case.target_p95 is not None:
-        parts.append(f"p95≤{case.target_p95:g}x")
+        parts.append(f"p95≤{case.target_p95:g}x" + ("" if result.p95_judged() else "*"))
     parts.append(f"≤{case.target_rss_mib:g}MiB")
     return " ".join(parts)
+
+
+def _high(value: float | None, fallback: float | None, width: int, digits: int) -> str:
+    """A p95 figure, or (marked *) the maximum standing in for it."""
+    if value is not None:
+        return f"{value:>{width}.{digits}f}"
+    if fallback is None:
+        return f"{'-':>{width}}"
+    return f"{fallback:>{width - 1}.{digits}f}*"
 
 
 def format_report(report: Report) -> str:
     """The human-readable table."""
     floor = report.floor
     lines = [
-        f"ctxmode bench: {report.runs} runs per hook, {report.seconds:.0f}s in all",
+        f"ctxmode bench: {plural(report.runs, 'run')} per hook, {report.seconds:.0f}s in all",
         f"hook commands: {report.commands_source}",
         f"floor: {report.floor_command}",
         "",
         f"{'hook':<37}{'p50 ms':>8}{'p95 ms':>8}{'p50 x':>7}{'p95 x':>7}{'peak MiB':>10}  target",
-        f"{'floor (bare interpreter)':<37}{floor.p50_ms:>8.1f}{floor.p95_ms:>8.1f}"
-        f"{1.0:>7.2f}{1.0:>7.2f}{_mib(floor.peak_rss_mib):>10}",
+        f"{'floor (bare interpreter)':<37}{floor.p50_ms:>8.1f}"
+        f"{_high(floor.p95_ms, floor.max_ms, 8, 1)}"
+        f"{1.0:>7.2f}{_high(1.0 if floor.p95_ms is not None else None, 1.0, 7, 2)}"
+        f"{_mib(floor.peak_rss_mib):>10}",
     ]
+    marked = floor.p95_ms is None
     for result in report.results:
         stats = result.stats
         verdict = "ok" if result.meets_target() else "MISSED"
-        name = result.case.name + (f" ({stats.runs} runs)" if result.case.memory_case else "")
+        name = result.case.name + (
+            f" ({plural(stats.runs, 'run')})" if result.case.memory_case else ""
+        )
+        marked = marked or stats.p95_ms is None or result.ratio_p95 is None
         lines.append(
-            f"{name:<37}{stats.p50_ms:>8.1f}{stats.p95_ms:>8.1f}{result.ratio_p50:>7.2f}"
-            f"{result.ratio_p95:>7.2f}{_mib(stats.peak_rss_mib):>10}  "
-            f"{_ratio_target(result.case)} {verdict}"
+            f"{name:<37}{stats.p50_ms:>8.1f}{_high(stats.p95_ms, stats.max_ms, 8, 1)}"
+            f"{result.ratio_p50:>7.2f}{_high(result.ratio_p95, result.ratio_max, 7, 2)}"
+            f"{_mib(stats.peak_rss_mib):>10}  {_ratio_target(result)} {verdict}"
         )
         for failure in result.failures:
             lines.append(f"    problem: {failure}")
@@ -795,6 +840,11 @@ def format_report(report: Report) -> str:
         lines.append(f"problem: {problem}")
     for note in report.notes:
         lines.append(f"note: {note}")
+    if marked:
+        lines.append(
+            f"* fewer than {P95_MIN_RUNS} runs: the slowest run (max), not a 95th percentile; "
+            f"p95 targets not judged (--runs {P95_MIN_RUNS} or more for a p95)"
+        )
     lines += ["", HOW_TO_READ]
     return "\n".join(lines)
 
@@ -811,7 +861,8 @@ def _stats_dict(stats: Stats) -> dict[str, Any]:
     return {
         "runs": stats.runs,
         "p50_ms": _round(stats.p50_ms),
-        "p95_ms": _round(stats.p95_ms),
+        "p95_ms": _round(stats.p95_ms),  # null with fewer than p95_min_runs runs
+        "max_ms": _round(stats.max_ms),
         "min_ms": _round(stats.min_ms),
         "peak_rss_mib": _round(stats.peak_rss_mib),
     }
@@ -822,6 +873,7 @@ def report_dict(report: Report) -> dict[str, Any]:
     return {
         "ctxmode": ctxmode.__version__,
         "runs": report.runs,
+        "p95_min_runs": P95_MIN_RUNS,
         "python": report.python,
         "commands_source": report.commands_source,
         "floor": {"command": report.floor_command, **_stats_dict(report.floor)},
@@ -834,6 +886,8 @@ def report_dict(report: Report) -> dict[str, Any]:
                 "ratio_p50": _round(r.ratio_p50, 3),
                 "ratio_p95": _round(r.ratio_p95, 3),
                 "ratio_p95_to_floor_p50": _round(r.ratio_p95_to_floor_p50, 3),
+                "ratio_max": _round(r.ratio_max, 3),
+                "p95_judged": r.p95_judged(),
                 "target": {
                     "ratio_p50": r.case.target_p50,
                     "ratio_p95": r.case.target_p95,

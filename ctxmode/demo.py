@@ -24,6 +24,7 @@ from typing import Any
 import ctxmode
 from ctxmode import hooklog, paths, settings
 from ctxmode.events import SessionEvent
+from ctxmode.wording import plural
 
 SAMPLE = os.path.join(os.path.dirname(ctxmode.__file__), "data", "sample_session.jsonl")
 DEMO_PROJECT = "/home/user/demo-project"
@@ -107,8 +108,19 @@ def hook_argv(event: str, python: str = sys.executable) -> list[str]:
     return [python, "-I", "-S", script]
 
 
-def hook_env(home: str, project: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a replayed hook: ours, minus Claude Code's and ctxmode's switches."""
+def hook_env(
+    home: str,
+    project: str,
+    base: Mapping[str, str] | None = None,
+    *,
+    lookups_name_home: bool = False,
+) -> dict[str, str]:
+    """The environment of a replayed hook: ours, minus Claude Code's and ctxmode's switches.
+
+    ``lookups_name_home``: the snapshots' lookup commands start with
+    ``CTXMODE_HOME=<home>``, so that they find the throwaway store when run from the
+    user's shell, as ``ctxmode demo`` prints them (see handlers.search_command).
+    """
     env = {
         key: value
         for key, value in (os.environ if base is None else base).items()
@@ -116,6 +128,8 @@ def hook_env(home: str, project: str, base: Mapping[str, str] | None = None) -> 
     }
     env["CTXMODE_HOME"] = home
     env["CLAUDE_PROJECT_DIR"] = project
+    if lookups_name_home:
+        env["CTXMODE_LOOKUP_HOME"] = "1"
     return env
 
 
@@ -185,12 +199,14 @@ def replay(
     *,
     project: str = DEMO_PROJECT,
     python: str = sys.executable,
+    lookups_name_home: bool = False,
 ) -> DemoResult:
-    """Run ``calls`` (default: the sample) through the hooks with ``home`` as data root."""
+    """Run ``calls`` (default: the sample) through the hooks with ``home`` as data root
+    (``lookups_name_home``: see :func:`hook_env`)."""
     from ctxmode.store import Store, StoreError
 
     calls = load_sample() if calls is None else calls
-    env = hook_env(home, project)
+    env = hook_env(home, project, lookups_name_home=lookups_name_home)
     store_path = paths.store_path(project, env)
     result = DemoResult(home=home, project=project, store_path=store_path)
     # The hooks never need the project to exist; run them from inside the throwaway
@@ -215,7 +231,7 @@ def replay(
         result.problems.append("the hooks ran but stored no event")
     leaked = [s for s in SECRETS if any(s in event.data for event in result.events)]
     if leaked:
-        result.problems.append(f"{len(leaked)} secret(s) of the sample reached the store")
+        result.problems.append(f"{plural(len(leaked), 'secret')} of the sample reached the store")
     for record in hooklog.read_records(os.path.join(home, "logs")):
         if record["level"] in ("ERROR", "WARN"):
             result.problems.append(
@@ -256,8 +272,9 @@ def summary_line(result: DemoResult) -> str:
     """The one line of ``ctxmode demo --quiet``."""
     size = len(result.snapshot.encode("utf-8")) if result.snapshot else 0
     head = (
-        f"demo: {len(result.results)} hook calls replayed, {len(result.events)} events "
-        f"captured, snapshot {size_text(size)} injected after compaction"
+        f"demo: {plural(len(result.results), 'hook call')} replayed, "
+        f"{plural(len(result.events), 'event')} captured, "
+        f"snapshot {size_text(size)} injected after compaction"
     )
     if result.ok:
         return f"{head} — OK"

@@ -27,6 +27,7 @@ from typing import Any
 import ctxmode
 from ctxmode import config, hooklog, paths, settings
 from ctxmode.settings import Registration, SettingsError
+from ctxmode.wording import plural
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 STATUSES = (OK, WARN, FAIL)
@@ -449,7 +450,7 @@ def _check_data_root_folder(ctx: Context, root: str) -> list[Check]:
                 "data",
                 "permissions",
                 WARN,
-                f"{len(loose)} path(s) readable by others: session records can hold code "
+                f"{plural(len(loose), 'path')} readable by others: session records can hold code "
                 "and prompts",
                 f"chmod 700 on the folders and 600 on the files (e.g. chmod -R go-rwx "
                 f"{shlex.quote(root)})",
@@ -500,7 +501,7 @@ def check_config(ctx: Context) -> list[Check]:
                 "config",
                 "config",
                 WARN,
-                f"{len(broken) + len(problems)} problem(s) in the configuration files",
+                f"{plural(len(broken) + len(problems), 'problem')} in the configuration files",
                 "ctxmode config list shows what is in effect; fix with ctxmode config set/unset",
                 tuple(broken + problems),
             )
@@ -510,7 +511,9 @@ def check_config(ctx: Context) -> list[Check]:
         for row in rows
         if row["source"] != "default"
     ]
-    summary = "defaults" if not changed else f"{len(changed)} option(s) set: {', '.join(changed)}"
+    summary = (
+        "defaults" if not changed else f"{plural(len(changed), 'option')} set: {', '.join(changed)}"
+    )
     return [Check("config", "config", OK, summary)]
 
 
@@ -833,7 +836,8 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
                 "hooks",
                 "stale paths",
                 FAIL,
-                f"{len(stale)} registered hook(s) run something that does not exist: "
+                f"{plural(len(stale), 'registered hook')} "
+                f"{'runs' if len(stale) == 1 else 'run'} something that does not exist: "
                 "they fail on every call",
                 f"{fixes} (replaces ctxmode's old entries in place)",
                 tuple(
@@ -866,7 +870,7 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
                 OK,
                 "all six events registered"
                 + (
-                    f" in {len({info.scope for info, _ in registered})} file(s)"
+                    f" in {plural(len({info.scope for info, _ in registered}), 'file')}"
                     if registered
                     else " by the plugin"
                 ),
@@ -920,7 +924,8 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
                 "hooks",
                 "duplicates",
                 WARN,
-                f"{len(doubled)} event(s) have more than one ctxmode handler: each runs",
+                f"{plural(len(doubled), 'event')} {'has' if len(doubled) == 1 else 'have'} "
+                "more than one ctxmode handler: each runs",
                 "keep one scope: ctxmode uninstall --project DIR / --local DIR (or --user)",
                 tuple(doubled),
             )
@@ -962,7 +967,7 @@ def other_tool_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check
             "hooks",
             "other memory tools",
             WARN,
-            f"{len(found)} hook(s) of another memory tool on ctxmode's events: the model may "
+            f"{plural(len(found), 'hook')} of another memory tool on ctxmode's events: the model may "
             "get two competing resumes",
             "keep one memory tool per project (remove the other's hooks or disable its plugin)",
             tuple(found),
@@ -1000,7 +1005,8 @@ def check_store(ctx: Context) -> list[Check]:
                 "store",
                 "moved aside",
                 WARN,
-                f"{len(leftovers)} corrupt store(s) of this project were moved aside "
+                f"{plural(len(leftovers), 'corrupt store')} of this project "
+                f"{'was' if len(leftovers) == 1 else 'were'} moved aside "
                 f"({human_size(sum(file_size(p) for p in leftovers))})",
                 "nothing was lost from the current store; delete them once you no longer need "
                 "them: rm " + " ".join(shlex.quote(p) + "*" for p in leftovers),
@@ -1081,8 +1087,8 @@ def check_store(ctx: Context) -> list[Check]:
     size = file_size(path)
     last_text = f"last event {age(ctx.now - parse_iso(last))} ago" if last else "no events"
     summary = (
-        f"schema {version}, {human_size(size)}, {len(sessions)} session(s), {events} events, "
-        f"{last_text}, {len(unclaimed)} unclaimed snapshot(s)"
+        f"schema {version}, {human_size(size)}, {plural(len(sessions), 'session')}, "
+        f"{plural(events, 'event')}, {last_text}, {plural(len(unclaimed), 'unclaimed snapshot')}"
         + ("" if fts else ", search without FTS5")
     )
     details = [f"path: {path}", f"project: {ctx.project_dir}"]
@@ -1126,7 +1132,8 @@ def check_store(ctx: Context) -> list[Check]:
                 "store",
                 "snapshots",
                 WARN,
-                f"{len(stale)} compaction snapshot(s) were never injected (SessionStart compact "
+                f"{plural(len(stale), 'compaction snapshot')} "
+                f"{'was' if len(stale) == 1 else 'were'} never injected (SessionStart compact "
                 "did not run, or its output was dropped)",
                 "check that SessionStart is registered with the 'compact' matcher; "
                 "ctxmode show-snapshot shows them",
@@ -1139,7 +1146,7 @@ def check_store(ctx: Context) -> list[Check]:
                 "store",
                 "incidents",
                 WARN,
-                f"{len(incidents)} incident(s) recorded, newest: {incidents[-1][1]}",
+                f"{plural(len(incidents), 'incident')} recorded, newest: {incidents[-1][1]}",
                 "the store was rebuilt; delete the moved-aside files when no longer needed",
                 tuple(text for _, text in incidents[-5:]),
             )
@@ -1194,9 +1201,9 @@ def check_log(ctx: Context) -> list[Check]:
         status = FAIL
     counts = []
     if errors:
-        counts.append(f"{len(errors)} error(s)")
+        counts.append(plural(len(errors), "error"))
     if warnings:
-        counts.append(f"{warnings} warning(s)")
+        counts.append(plural(warnings, "warning"))
     return [
         Check(
             "log",

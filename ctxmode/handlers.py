@@ -26,6 +26,7 @@ import sys
 
 from ctxmode import config as config_mod
 from ctxmode.store import Store, StoreLocked
+from ctxmode.wording import plural
 
 # hooklog and spool are imported where they are needed: a hook that stores its events
 # normally writes no log line and finds no spool (each import ~0.3 ms per process).
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from ctxmode.events import SessionEvent
     from ctxmode.hookrun import Context
     from ctxmode.payload import HookInput
+    from ctxmode.store import Resume
 
 # How long a compaction snapshot is reserved for its own session (see on_session_start).
 COMPACT_GRACE_SECONDS = 600.0
@@ -106,14 +108,23 @@ def _drop_excluded(events: list[SessionEvent], patterns: list[str]) -> list[Sess
     return kept
 
 
-def search_command(project_dir: str) -> str:
+# Set by ``ctxmode demo`` for the hooks it replays: the lookups of their snapshots are
+# run from the user's shell, which does not have the demo's throwaway CTXMODE_HOME, so
+# they must name it. (Claude Code gives its Bash tool the environment of the hooks.)
+LOOKUP_HOME_ENV = "CTXMODE_LOOKUP_HOME"
+
+
+def search_command(project_dir: str, ctx: Context | None = None) -> str:
     """A shell prefix the model can run as written to search this project's store."""
+    prefix = ""
+    if ctx is not None and ctx.env.get(LOOKUP_HOME_ENV) == "1" and ctx.root:
+        prefix = f"CTXMODE_HOME={shell_quote(ctx.root)} "
     bindir = os.path.dirname(sys.executable)
     for name in ("ctxmode", "ctxmode.exe"):
         candidate = os.path.join(bindir, name)
         if os.path.exists(candidate):
-            return f"{shell_quote(candidate)} search --project {shell_quote(project_dir)}"
-    return f"ctxmode search --project {shell_quote(project_dir)}"
+            return f"{prefix}{shell_quote(candidate)} search --project {shell_quote(project_dir)}"
+    return f"{prefix}ctxmode search --project {shell_quote(project_dir)}"
 
 
 def shell_quote(text: str) -> str:
@@ -129,6 +140,7 @@ def _build_snapshot(
     cfg: dict[str, object],
     kind: str,
     events: list[SessionEvent] | None = None,
+    ctx: Context | None = None,
 ) -> tuple[str, int]:
     from ctxmode.snapshot import build_snapshot
 
@@ -140,9 +152,29 @@ def _build_snapshot(
         session_id=inp.session_id,
         compact_seq=seq,
         budget=int(cfg.get("snapshot_budget", 4096)),  # type: ignore[call-overload]
-        search_command=search_command(inp.project_dir),
+        search_command=search_command(inp.project_dir, ctx),
+        kind=kind,
     )
     return xml, len(events)
+
+
+def _handed(resume: Resume | None, inp: HookInput, reason: str) -> str | None:
+    """The claimed snapshot as this session receives it: another session's one says
+    where it comes from and why it is given (see snapshot.provenance)."""
+    if resume is None:
+        return None
+    if resume.session_id == inp.session_id:
+        return resume.snapshot
+    from ctxmode.snapshot import provenance
+
+    return provenance(
+        resume.snapshot,
+        from_session=resume.session_id,
+        kind=resume.kind,
+        seq=resume.compact_seq,
+        taken_at=resume.created_at,
+        reason=reason,
+    )
 
 
 def _store_events(
@@ -190,7 +222,7 @@ def _spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> None:
             ctx.log_dir,
             "WARN",
             inp.event,
-            f"store locked; {len(events)} event(s) spooled for the next hook",
+            f"store locked; {plural(len(events), 'event')} spooled for the next hook",
         )
     else:
         hooklog.write(ctx.log_dir, "WARN", inp.event, "store locked; nothing to record")
@@ -303,7 +335,7 @@ def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     store = _open(ctx)
     try:
-        xml, count = _build_snapshot(store, inp, cfg, "compact")
+        xml, count = _build_snapshot(store, inp, cfg, "compact", ctx=ctx)
         store.save_resume(inp.session_id, xml, count, kind="compact")
     finally:
         store.close()
@@ -331,7 +363,7 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             if latest is not None and str(latest["created_at"]) >= str(events[-1].created_at):
                 return None  # already delivered, and nothing happened since
             # PreCompact never ran (or failed): build the snapshot now, keep a record of it.
-            xml, count = _build_snapshot(store, inp, cfg, "compact", events)
+            xml, count = _build_snapshot(store, inp, cfg, "compact", events, ctx)
             store.save_resume(inp.session_id, xml, count, kind="compact")
             resume = store.claim_resume(
                 claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
@@ -361,7 +393,7 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
                     kind="compact",
                     min_age_seconds=COMPACT_GRACE_SECONDS,
                 )
-            return resume.snapshot if resume is not None else None
+            return _handed(resume, inp, source)
         if source == "clear":
             # A clean slate: this new session must never inherit what came before it.
             store.set_session_flag(inp.session_id, "cleared", inp.project_dir)
@@ -377,7 +409,8 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             max_age_seconds=max_age,
             kind="end",
         )
-        return resume.snapshot if resume is not None else None
+        reason = "inject_on_clear" if source == "clear" else "inject_on_startup"
+        return _handed(resume, inp, reason)
     finally:
         store.close()
 
@@ -392,7 +425,7 @@ def on_session_end(inp: HookInput, ctx: Context) -> str | None:
         if store.event_count(inp.session_id) == 0:
             return None
         store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")
-        xml, count = _build_snapshot(store, inp, cfg, "end")
+        xml, count = _build_snapshot(store, inp, cfg, "end", ctx=ctx)
         store.save_resume(inp.session_id, xml, count, kind="end")
     finally:
         store.close()

@@ -33,6 +33,17 @@ Shape (each section only when it has content; ``omitted`` only when items were l
 Every ``<lookup>`` holds ``{search_command} '{query}'``: the query is taken from the
 section's top item and never contains ``&``, ``<`` or ``>``, so the element's raw text is
 the command exactly as the Bash tool must run it.
+
+Two kinds, numbered separately per session (``session_resume.compact_seq``): a
+compaction snapshot (``kind="compact"``, root ``compaction="N"``: the session's N-th
+compaction, handed back to that same session) and an end-of-session snapshot
+(``kind="end"``, root ``end="N"``: the N-th time the session ended, kept for a later
+session). When a snapshot is handed to a *different* session (``inject_on_startup``,
+``inject_on_clear``, a resume under a new id), :func:`provenance` rewrites its root and
+preface to say so: where it comes from, when that session ended, why it is given::
+
+    <session_resume source="previous-session" from_session=".." end="1"
+        ended_at="2026-12-02T14:51:20.123Z" reason="inject_on_startup" events=".." ...>
 """
 
 from __future__ import annotations
@@ -55,6 +66,23 @@ PREFACE = (
     "Facts recorded by ctxmode from the earlier part of this session, before the context "
     "was compacted. Each lookup is a shell command that prints the details a section leaves out."
 )
+_LOOKUP_SENTENCE = "Each lookup is a shell command that prints the details a section leaves out."
+# An end-of-session snapshot as stored; handed to another session, provenance() says more.
+END_PREFACE = "Facts recorded by ctxmode in session {session} until it ended. " + _LOOKUP_SENTENCE
+# Handed to another session: where it comes from, when, and why (REASONS).
+PROVENANCE_PREFACE = (
+    "Facts recorded by ctxmode in an earlier session (id {session}, {when}), not in this "
+    "one; given {why}. " + _LOOKUP_SENTENCE
+)
+REASONS = {
+    "inject_on_startup": "at this fresh start because the inject_on_startup setting is on",
+    "inject_on_clear": "after /clear because the inject_on_clear setting is on",
+    "resume": "because this session was resumed under a new id, with no history of its own",
+    "fork": "because this session was forked under a new id, with no history of its own",
+}
+# Room an end snapshot leaves for provenance(): the longer root and preface it gets
+# when handed to another session, so that it still fits its budget then.
+PROVENANCE_RESERVE = 320
 
 # How many items of each kind are candidates at all (the rest only count as omitted).
 _MAX_TASKS = 12
@@ -984,7 +1012,9 @@ def _lookup(cmd: str, query: str) -> str:
 # The document
 
 
-def _root_open(events: Sequence[SessionEvent], session_id: object, compact_seq: object) -> str:
+def _root_open(
+    events: Sequence[SessionEvent], session_id: object, compact_seq: object, kind: str = "compact"
+) -> str:
     first = last = ""
     for ev in events:
         stamp = getattr(ev, "created_at", None)
@@ -1000,7 +1030,7 @@ def _root_open(events: Sequence[SessionEvent], session_id: object, compact_seq: 
     seq = compact_seq if isinstance(compact_seq, int) and not isinstance(compact_seq, bool) else 0
     attrs = [
         ("session", _cut(_clean(_pre(sid, _SESSION_CHARS)), _SESSION_CHARS)),
-        ("compaction", str(seq)),
+        ("end" if kind == "end" else "compaction", str(seq)),
         ("events", str(len(events))),
     ]
     if first:
@@ -1011,6 +1041,13 @@ def _root_open(events: Sequence[SessionEvent], session_id: object, compact_seq: 
 
 
 _CLOSE = "</session_resume>\n"
+
+
+def _preface(session_id: object, kind: str) -> str:
+    if kind != "end":
+        return PREFACE
+    sid = session_id if isinstance(session_id, str) else ""
+    return END_PREFACE.format(session=_cut(_clean(_pre(sid, _SESSION_CHARS)), _SESSION_CHARS))
 
 
 def _clamp(budget: object) -> int:
@@ -1085,29 +1122,37 @@ def _build(
     compact_seq: object,
     limit: int,
     search_command: object,
+    kind: str = "compact",
 ) -> str:
     st = _fold(events)
     cmd = _clean(search_command) if isinstance(search_command, str) else ""
     cmd = cmd or "ctxmode search"
     sections = [s for s in (make(st, cmd) for make in _SECTIONS) if s is not None]
-    head = _root_open(events, session_id, compact_seq) + f"<preface>{_esc(PREFACE)}</preface>\n"
+    head = (
+        _root_open(events, session_id, compact_seq, kind)
+        + f"<preface>{_esc(_preface(session_id, kind))}</preface>\n"
+    )
     fitted = _fit(sections, limit - _nbytes(head) - _nbytes(_CLOSE))
     if fitted is None:
-        return _minimal(events, session_id, compact_seq, limit)
+        return _minimal(events, session_id, compact_seq, limit, kind)
     kept, gone = fitted
     body = "".join([s.render()[0] for s in kept])
     return head + body + _omitted_sections(gone) + _CLOSE
 
 
 def _minimal(
-    events: Sequence[SessionEvent], session_id: object, compact_seq: object, limit: int
+    events: Sequence[SessionEvent],
+    session_id: object,
+    compact_seq: object,
+    limit: int,
+    kind: str = "compact",
 ) -> str:
     """The smallest honest document: root attributes (and the preface if it fits)."""
     try:
-        head = _root_open(events, session_id, compact_seq)
+        head = _root_open(events, session_id, compact_seq, kind)
     except Exception:
         head = "<session_resume>\n"
-    doc = head + f"<preface>{_esc(PREFACE)}</preface>\n" + _CLOSE
+    doc = head + f"<preface>{_esc(_preface(session_id, kind))}</preface>\n" + _CLOSE
     if _nbytes(doc) <= limit:
         return doc
     doc = head + _CLOSE
@@ -1121,21 +1166,107 @@ def build_snapshot(
     compact_seq: int,
     budget: int = DEFAULT_BUDGET,
     search_command: str = "ctxmode search",
+    kind: str = "compact",
 ) -> str:
     """The ``<session_resume>`` XML for ``events`` (oldest first), at most ``budget`` bytes.
 
     ``budget`` is clamped to [MIN_BUDGET, MAX_CHARS]. Deterministic and never raises:
-    malformed events are skipped, hostile text is escaped or removed.
+    malformed events are skipped, hostile text is escaped or removed. ``kind`` is
+    ``"compact"`` (``compact_seq`` is the compaction's number) or ``"end"`` (the
+    session's N-th end; such a snapshot keeps :data:`PROVENANCE_RESERVE` bytes free for
+    :func:`provenance`, so it fits its budget in the form another session receives).
     """
+    kind = "end" if kind == "end" else "compact"
     limit = _clamp(budget)
+    if kind == "end":
+        limit -= PROVENANCE_RESERVE
     try:
         if not isinstance(events, (list, tuple)):
             events = list(events)
-        return _build(events, session_id, compact_seq, limit, search_command)
+        return _build(events, session_id, compact_seq, limit, search_command, kind)
     except Exception:  # a hook must never fail over its snapshot
         try:
             return _minimal(
-                events if isinstance(events, (list, tuple)) else (), session_id, compact_seq, limit
+                events if isinstance(events, (list, tuple)) else (),
+                session_id,
+                compact_seq,
+                limit,
+                kind,
             )
         except Exception:
             return "<session_resume/>\n"
+
+
+def _attributes(tag: str) -> list[tuple[str, str]]:
+    """``(name, escaped value)`` pairs of an open tag written by :func:`_root_open`."""
+    pairs = []
+    rest = tag
+    while True:
+        eq = rest.find('="')
+        if eq < 0:
+            break
+        close = rest.find('"', eq + 2)
+        if close < 0:
+            break
+        name = rest[:eq].rsplit(" ", 1)[-1].strip()
+        pairs.append((name, rest[eq + 2 : close]))
+        rest = rest[close + 1 :]
+    return pairs
+
+
+def provenance(
+    xml: str,
+    *,
+    from_session: str,
+    kind: str,
+    seq: int,
+    taken_at: str,
+    reason: str,
+) -> str:
+    """``xml`` as handed to a session other than the one it was built from.
+
+    The root says where it comes from (``source="previous-session"``, ``from_session``,
+    ``end="N"`` with ``ended_at``, or ``compaction="N"`` with ``compacted_at``) and why
+    it is given (``reason``: a key of :data:`REASONS`, e.g. ``inject_on_startup``); the
+    preface says the same in words, instead of "the earlier part of this session". The
+    sections are unchanged. ``taken_at`` is when the snapshot was stored (the session's
+    end, for an end snapshot). Never raises: on a document it cannot read it returns
+    ``xml`` unchanged.
+    """
+    try:
+        if not xml.startswith("<session_resume"):
+            return xml
+        close = xml.find(">")
+        if close < 0:
+            return xml
+        tag, rest = xml[: close + 1], xml[close + 1 :]
+        if tag.endswith("/>"):
+            tag, rest = tag[:-2] + ">", "\n" + _CLOSE
+        if rest.startswith("\n<preface>"):
+            end = rest.find("</preface>")
+            if end >= 0:
+                rest = rest[end + len("</preface>") :]
+        kept = [(n, v) for n, v in _attributes(tag) if n in ("events", "from", "to")]
+        sid = _cut(_clean(_pre(from_session, _SESSION_CHARS)), _SESSION_CHARS)
+        stamp = _cut(_clean(_pre(taken_at, _TIME_CHARS)), _TIME_CHARS)
+        is_end = kind == "end"
+        attrs = [
+            ("source", "previous-session"),
+            ("from_session", _esc_attr(sid)),
+            ("end" if is_end else "compaction", str(int(seq))),
+            ("ended_at" if is_end else "compacted_at", _esc_attr(stamp)),
+            ("reason", _esc_attr(_clean(reason)[:_SESSION_CHARS])),
+            *kept,
+        ]
+        head = "<session_resume" + "".join(f' {n}="{v}"' for n, v in attrs) + ">"
+        if is_end:
+            when = f"ended {stamp}" if stamp else "ended"
+        else:
+            when = (f"compacted {stamp}" if stamp else "compacted") + (
+                ", never taken up by that session"
+            )
+        why = REASONS.get(reason, f"because of {_clean(reason)[:_SESSION_CHARS]}")
+        preface = PROVENANCE_PREFACE.format(session=sid, when=when, why=why)
+        return f"{head}\n<preface>{_esc(preface)}</preface>{rest}"
+    except Exception:  # a hook must never fail over its snapshot
+        return xml

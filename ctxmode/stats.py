@@ -23,8 +23,8 @@ import os
 from typing import Any
 
 from ctxmode.events import CATEGORIES
-from ctxmode.store import RETIRE_REASONS as DISCARD_REASONS
 from ctxmode.store import Store
+from ctxmode.wording import CLAIMED, RETIRED, snapshot_state
 
 # Per-session (and overall) counters, in display order.
 COUNTERS = (
@@ -33,7 +33,7 @@ COUNTERS = (
     "compactions",
     "snapshots_stored",
     "snapshots_claimed",
-    "snapshots_discarded",
+    "snapshots_retired",
     "snapshot_bytes",
     "searches",
     "search_bytes",
@@ -44,7 +44,7 @@ COUNTERS = (
 
 def is_claimed(resume: dict[str, Any]) -> bool:
     """Whether a snapshot row reached a session (claimed), rather than being retired."""
-    return bool(resume.get("consumed")) and resume.get("consumed_by") not in DISCARD_REASONS
+    return snapshot_state(resume) == CLAIMED
 
 
 def ratio(avoided: int, returned: int) -> float | None:
@@ -72,7 +72,7 @@ def session_entry(
         categories[category] = categories.get(category, 0) + count
         avoided += nbytes
     claimed = [r for r in resumes if is_claimed(r)]
-    discarded = [r for r in resumes if r.get("consumed") and not is_claimed(r)]
+    retired = [r for r in resumes if snapshot_state(r) == RETIRED]
     snapshot_bytes = sum(int(r.get("bytes") or 0) for r in claimed)
     searches, search_bytes = tally
     returned = snapshot_bytes + search_bytes
@@ -87,7 +87,7 @@ def session_entry(
         "compactions": int(meta.get("compact_count") or 0),
         "snapshots_stored": len(resumes),
         "snapshots_claimed": len(claimed),
-        "snapshots_discarded": len(discarded),
+        "snapshots_retired": len(retired),
         "snapshot_bytes": snapshot_bytes,
         "searches": searches,
         "search_bytes": search_bytes,

@@ -69,7 +69,28 @@ def test_summarize() -> None:
     stats = bench.summarize(samples)
     assert (stats.runs, stats.min_ms, stats.peak_rss_mib) == (3, 10.0, 12.0)
     assert stats.p50_ms == pytest.approx(20.0)
-    assert stats.p95_ms == pytest.approx(29.0)
+    # Three runs hold no 95th percentile: only the maximum, which is reported as such.
+    assert stats.p95_ms is None
+    assert stats.max_ms == pytest.approx(30.0)
+    assert stats.high_ms == pytest.approx(30.0)
+
+
+@pytest.mark.parametrize(("runs", "has_p95"), [(1, False), (5, False), (19, False), (20, True)])
+def test_p95_needs_twenty_runs(runs: int, has_p95: bool) -> None:
+    samples = [bench.Sample(0.001 * (i + 1), None, 0, b"", b"") for i in range(runs)]
+    stats = bench.summarize(samples)
+    assert (stats.p95_ms is not None) is has_p95
+    assert stats.max_ms == pytest.approx(runs * 1.0)
+    if has_p95:
+        # With 20 runs the p95 lies below the slowest run: a percentile, not the maximum.
+        assert stats.p95_ms is not None and stats.p95_ms < stats.max_ms
+
+
+def test_a_p95_target_is_not_judged_without_a_p95() -> None:
+    case = bench.Case("PostToolUse Edit", "PostToolUse", "edit", 2.5, 3.5)
+    stats = bench.Stats(runs=5, p50_ms=1.0, p95_ms=None, min_ms=1.0, peak_rss_mib=10.0, max_ms=9.0)
+    result = bench.CaseResult(case, "cmd", stats, 2.0, None, [], None, 9.0)
+    assert result.meets_target() and not result.p95_judged()
 
 
 @pytest.mark.parametrize(
@@ -263,22 +284,23 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     assert names == [case.name for case in bench.CASES]
     assert {hook["event"] for hook in report["hooks"]} == set(SHIMS)
     assert report["runs"] == 3
+    assert report["p95_min_runs"] == bench.P95_MIN_RUNS == 20
     assert report["problems"] == []
     assert report["commands_source"].startswith("not installed")
     floor = report["floor"]
     assert floor["command"] == bench.floor_command(report["python"])
-    assert floor["runs"] == 3 * len(bench.CASES)
-    assert 0 < floor["p50_ms"] <= floor["p95_ms"]
+    assert floor["runs"] == 3 * len(bench.CASES)  # 33 runs: enough for a p95
+    assert 0 < floor["p50_ms"] <= floor["p95_ms"] <= floor["max_ms"]
     for hook in report["hooks"]:
         assert hook["failures"] == [], hook["name"]
         assert hook["runs"] == 3
-        assert 0 < hook["min_ms"] <= hook["p50_ms"] <= hook["p95_ms"]
+        # Three runs hold no 95th percentile: null, and the slowest run is given as such.
+        assert hook["p95_ms"] is None and hook["ratio_p95"] is None
+        assert hook["ratio_p95_to_floor_p50"] is None and hook["p95_judged"] is False
+        assert 0 < hook["min_ms"] <= hook["p50_ms"] <= hook["max_ms"]
         # The ratios are the hook's figures over the floor's of the same run, like with like.
         assert hook["ratio_p50"] == pytest.approx(hook["p50_ms"] / floor["p50_ms"], rel=0.01)
-        assert hook["ratio_p95"] == pytest.approx(hook["p95_ms"] / floor["p95_ms"], rel=0.01)
-        assert hook["ratio_p95_to_floor_p50"] == pytest.approx(
-            hook["p95_ms"] / floor["p50_ms"], rel=0.01
-        )
+        assert hook["ratio_max"] == pytest.approx(hook["max_ms"] / floor["max_ms"], rel=0.01)
         assert isinstance(hook["meets_target"], bool)
         if LINUX:
             assert hook["peak_rss_mib"] > 0
@@ -293,7 +315,7 @@ def test_bench_text_output_and_a_settings_file(tmp_path: Path, no_installed_sett
     result = CliRunner().invoke(main, ["bench", "--runs", "1", "--settings", str(path)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("ctxmode bench: 1 runs per hook, ")
+    assert lines[0].startswith("ctxmode bench: 1 run per hook, ")
     assert lines[1] == f"hook commands: {path}"
     assert lines[2] == f"floor: {bench.floor_command(sys.executable)}"
     assert lines[4].split() == [
@@ -314,6 +336,13 @@ def test_bench_text_output_and_a_settings_file(tmp_path: Path, no_installed_sett
     for case, line in zip(bench.CASES, lines[6 : 6 + len(bench.CASES)], strict=True):
         assert line.startswith(case.name), line
         assert line.endswith((" ok", " MISSED")), line
+        # One run: every p95 figure is the maximum, marked, and no p95 target is judged.
+        assert "*" in line, line
+    assert lines[5].split()[4].endswith("*"), lines[5]  # the floor: 11 runs, no p95 either
+    assert (
+        "* fewer than 20 runs: the slowest run (max), not a 95th percentile; "
+        "p95 targets not judged (--runs 20 or more for a p95)"
+    ) in lines
     assert bench.HOW_TO_READ in result.output
 
 
@@ -333,11 +362,20 @@ def test_format_report_exact_lines() -> None:
         python="/py",
         commands_source="/home/u/.claude/settings.json",
         floor_command="/py -I -S -c pass",
-        floor=bench.Stats(runs=80, p50_ms=10.0, p95_ms=12.5, min_ms=9.0, peak_rss_mib=8.75),
+        floor=bench.Stats(
+            runs=80, p50_ms=10.0, p95_ms=12.5, min_ms=9.0, peak_rss_mib=8.75, max_ms=15.0
+        ),
         results=[
-            bench.CaseResult(case, "c", bench.Stats(40, 20.0, 36.0, 18.0, 11.5), 2.0, 3.6),
+            bench.CaseResult(case, "c", bench.Stats(40, 20.0, 36.0, 18.0, 11.5, 40.0), 2.0, 3.6),
             bench.CaseResult(
-                big, "c", bench.Stats(5, 80.0, 90.0, 70.0, 30.25), 8.0, 9.0, ["exit status 1"]
+                big,
+                "c",
+                bench.Stats(5, 80.0, None, 70.0, 30.25, 90.0),
+                8.0,
+                None,
+                ["exit status 1"],
+                None,
+                6.0,
             ),
         ],
         problems=["hook log: ERROR PostToolUse: boom"],
@@ -345,7 +383,7 @@ def test_format_report_exact_lines() -> None:
         seconds=12.4,
     )
     lines = bench.format_report(report).splitlines()
-    assert lines[:10] == [
+    assert lines[:11] == [
         "ctxmode bench: 40 runs per hook, 12s in all",
         "hook commands: /home/u/.claude/settings.json",
         "floor: /py -I -S -c pass",
@@ -354,10 +392,12 @@ def test_format_report_exact_lines() -> None:
         "floor (bare interpreter)                 10.0    12.5   1.00   1.00       8.8",
         "PostToolUse Edit                         20.0    36.0   2.00   3.60      11.5  "
         "p50≤2.5x p95≤3.5x ≤16MiB MISSED",
-        "PostToolUse Write, 20 MB (5 runs)        80.0    90.0   8.00   9.00      30.2  "
+        "PostToolUse Write, 20 MB (5 runs)        80.0   90.0*   8.00  6.00*      30.2  "
         "≤64MiB MISSED",
         "    problem: exit status 1",
         "problem: hook log: ERROR PostToolUse: boom",
+        "* fewer than 20 runs: the slowest run (max), not a 95th percentile; "
+        "p95 targets not judged (--runs 20 or more for a p95)",
     ]
     document = bench.report_dict(report)
     assert document["floor"] == {
@@ -365,9 +405,12 @@ def test_format_report_exact_lines() -> None:
         "runs": 80,
         "p50_ms": 10.0,
         "p95_ms": 12.5,
+        "max_ms": 15.0,
         "min_ms": 9.0,
         "peak_rss_mib": 8.75,
     }
+    assert [h["p95_ms"] for h in document["hooks"]] == [36.0, None]
+    assert [h["max_ms"] for h in document["hooks"]] == [40.0, 90.0]
     assert [h["meets_target"] for h in document["hooks"]] == [False, False]
 
 

@@ -227,9 +227,12 @@ def test_list_json_and_problems(global_file: Path) -> None:
     ],
 )
 def test_refused_with_a_helpful_message(global_file: Path, args: list[str], message: str) -> None:
+    # A name or value the option cannot take is a usage error: exit 2, click's usage
+    # lines, then the one Error line (a file that cannot be read is exit 1, below).
     result = CliRunner().invoke(main, ["config", *args])
-    assert result.exit_code == 1
-    assert result.output == message
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Usage: main config {args[0]} ")
+    assert result.output.endswith("\n\n" + message)
     assert not global_file.exists()
 
 
@@ -269,8 +272,8 @@ def test_subprocess_round_trip(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert cli("get", "redact_patterns").stdout == '["ACME-[0-9]{6}"]\n'
     bad = cli("set", "redact_patterns", "ACME-[0-9")
-    assert bad.returncode == 1
-    assert bad.stderr.startswith("Error: redact_patterns: 'ACME-[0-9' is not a valid regular")
+    assert bad.returncode == 2
+    assert "\nError: redact_patterns: 'ACME-[0-9' is not a valid regular" in bad.stderr
     assert json.loads((tmp_path / "home" / "config.json").read_text()) == {
         "redact_patterns": ["ACME-[0-9]{6}"]
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -146,16 +147,21 @@ def test_quiet(data_root: Path) -> None:
     assert list(data_root.iterdir()) == []  # the (test's) own data root stays empty
 
 
+KEPT = re.compile(
+    r"\n\nThe throwaway store is kept in (\S+), so that the lookups above run as printed\.\n"
+    r"Look around, then remove it:\n"
+    r"  CTXMODE_HOME=(\S+) (\S+) sessions --project /home/user/demo-project\n"
+    r"  CTXMODE_HOME=(\S+) (\S+) show-snapshot --project /home/user/demo-project\n"
+    r"  rm -r (\S+)\n$"
+)
+
+
 def test_full_report_shows_the_exact_snapshot(data_root: Path) -> None:
-    result = CliRunner().invoke(main, ["demo", "--keep"], catch_exceptions=False)
+    result = CliRunner().invoke(main, ["demo"], catch_exceptions=False)
     assert result.exit_code == 0
     out = result.output
-    kept = re.search(
-        r"Kept the throwaway store: CTXMODE_HOME=(\S+) ctxmode sessions "
-        r"--project /home/user/demo-project  \(rm -r (\S+) when done\)\n$",
-        out,
-    )
-    assert kept and kept[1] == kept[2]
+    kept = KEPT.search(out)
+    assert kept and kept[1] == kept[2] == kept[4] == kept[6], out[-600:]
     home = kept[1]
     try:
         calls = len(demo.load_sample())
@@ -194,6 +200,67 @@ def test_full_report_shows_the_exact_snapshot(data_root: Path) -> None:
             assert secret not in out
     finally:
         shutil.rmtree(home)
+
+
+def _printed_commands(out: str) -> list[str]:
+    """Every command the report prints: the snapshot's lookups, then the lines after
+    "Look around" (the last one removes the kept store)."""
+    lookups = [html.unescape(m) for m in re.findall(r"<lookup>(.*?)</lookup>", out)]
+    tail = out.split("Look around, then remove it:\n", 1)[1]
+    return lookups + [line[2:] for line in tail.splitlines() if line.startswith("  ")]
+
+
+def test_every_printed_command_runs_as_printed(data_root: Path, tmp_path: Path) -> None:
+    """Issue 13 item 11: each lookup of the shown snapshot, and each command the report
+    suggests, run exactly as printed through ``sh -c`` from a shell that knows nothing
+    of the demo (no CTXMODE_HOME, another working directory), succeeds and finds its item."""
+    from ctxmode.store import parse_query
+
+    result = CliRunner().invoke(main, ["demo"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    commands = _printed_commands(result.output)
+    home = KEPT.search(result.output)[1]  # type: ignore[index]
+    lookups, sessions, show, remove = commands[:-3], commands[-3], commands[-2], commands[-1]
+    assert len(lookups) >= 8 and all(" search --project " in c for c in lookups)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CTXMODE_", "CLAUDE"))}
+
+    def sh(command: str) -> str:
+        done = subprocess.run(
+            ["sh", "-c", command],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert (done.returncode, done.stderr) == (0, ""), (command, done.stdout, done.stderr)
+        return done.stdout
+
+    try:
+        for command in lookups:
+            shown = " ".join(sh(command).split()).lower()
+            assert "no matches" not in shown, (command, shown)
+            query = sh(f"printf %s {command.split(' search --project ', 1)[1].split(' ', 1)[1]}")
+            for word in parse_query(query):
+                assert word.lower() in shown, (command, word, shown)
+        assert "5f0c2a4e" in sh(sessions)
+        assert "<session_resume" in sh(show)
+        sh(remove)
+        assert not Path(home).exists()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_no_keep_removes_the_store_and_says_so(data_root: Path) -> None:
+    result = CliRunner().invoke(main, ["demo", "--no-keep"], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert result.output.endswith(
+        "\nThe throwaway store is removed, so the lookups above find nothing now "
+        "(--keep keeps it).\n"
+    )
+    home = re.search(r"CTXMODE_HOME=(\S+) ", result.output)[1]  # type: ignore[index]
+    assert not Path(home).exists()
 
 
 def test_failure_is_reported_with_a_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -146,20 +146,20 @@ def test_healthy_install_is_all_ok(home: Path, project: Path) -> None:
         "  ok    config        defaults\n"
         "\n"
         "Claude Code hooks\n"
-        "  ok    registration  all six events registered in 1 file(s)\n"
+        "  ok    registration  all six events registered in 1 file\n"
         "                      user: ~/.claude/settings.json: PostToolUse, PostToolUseFailure, "
         "UserPromptSubmit, PreCompact, SessionStart, SessionEnd\n"
         "\n"
         "This project's store\n"
-        "  ok    store         schema 1, <size>, 1 session(s), 3 events, last event <age> ago, "
-        "0 unclaimed snapshot(s); integrity ok\n"
+        "  ok    store         schema 1, <size>, 1 session, 3 events, last event <age> ago, "
+        "0 unclaimed snapshots; integrity ok\n"
         "                      path: <data>/sessions/<name>.db\n"
         "                      project: <project>\n"
         "\n"
         "Hook log\n"
         "  ok    hook log      no errors or warnings in the last 24 h\n"
         "\n"
-        "10 ok, 0 warning(s), 0 failure(s) - ctxmode is working\n"
+        "10 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )
 
 
@@ -223,7 +223,7 @@ def test_stale_paths(home: Path, project: Path) -> None:
     found = checks(project)["stale paths"]
     assert found.status == "fail"
     assert found.summary == (
-        "6 registered hook(s) run something that does not exist: they fail on every call"
+        "6 registered hooks run something that does not exist: they fail on every call"
     )
     assert found.fix == "ctxmode install (replaces ctxmode's old entries in place)"
     assert found.details[0] == (
@@ -327,7 +327,7 @@ def test_duplicates_across_scopes(home: Path, project: Path) -> None:
     installer.install("local", str(project), python="/usr/bin/python3")
     found = checks(project)["duplicates"]
     assert found.status == "warn"
-    assert found.summary == "6 event(s) have more than one ctxmode handler: each runs"
+    assert found.summary == "6 events have more than one ctxmode handler: each runs"
     assert found.details[0] == "PostToolUse: 2 handlers (user, local)"
 
 
@@ -613,7 +613,7 @@ def test_corrupt_store(home: Path, project: Path) -> None:
     after = checks(project)
     assert after["store"].status == "ok"
     assert after["moved aside"].status == "warn"
-    assert after["moved aside"].summary.startswith("1 corrupt store(s) of this project were moved")
+    assert after["moved aside"].summary.startswith("1 corrupt store of this project was moved")
     assert after["incidents"].status == "warn"
     assert "moved" in after["incidents"].summary and "aside" in after["incidents"].summary
 
@@ -646,16 +646,16 @@ def test_unclaimed_compaction_snapshot(home: Path, project: Path) -> None:
         (
             [
                 (-5 * 3600, "ERROR", "database is locked"),
-                (-60, "WARN", "store locked; 2 event(s) spooled"),
+                (-60, "WARN", "store locked; 2 events spooled"),
             ],
             "warn",
-            "1 error(s) and 1 warning(s) in the last 24 h; newest 1m ago: WARN PostToolUse: "
-            "store locked; 2 event(s) spooled",
+            "1 error and 1 warning in the last 24 h; newest 1m ago: WARN PostToolUse: "
+            "store locked; 2 events spooled",
         ),
         (
             [(-120, "ERROR", "OperationalError: disk I/O error"), (-90, "ERROR", "again")],
             "fail",
-            "2 error(s) in the last 24 h; newest 1m ago: ERROR PostToolUse: again",
+            "2 errors in the last 24 h; newest 1m ago: ERROR PostToolUse: again",
         ),
     ],
 )
@@ -703,7 +703,7 @@ def test_bad_redact_pattern_fails(home: Path, project: Path, data_root: Path) ->
 def test_config_typo_warns(home: Path, project: Path) -> None:
     installer.install("user")
     config.set_value(config.project_path(str(project)), "snapshot_budget", 2048)
-    assert checks(project)["config"].summary == "1 option(s) set: snapshot_budget=2048"
+    assert checks(project)["config"].summary == "1 option set: snapshot_budget=2048"
     (project / ".claude" / "ctxmode.json").write_text('{"snapshot_budget": "2k"}')
     found = checks(project)["config"]
     assert found.status == "warn"

@@ -223,8 +223,6 @@ def test_show_snapshot_by_prefix_and_seq(populated: str, project: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["bbbb"], f"Error: 'bbbb' matches 2 sessions: {NEW}, {TWIN}; give more\n"),
-        (["zzzz"], "Error: no session 'zzzz' in {path} (see ctxmode sessions)\n"),
         (["bbbb3"], "Error: no snapshot found in {path}\n"),
         (["bbbb2", "--seq", "2"], "Error: no snapshot (kind compact, #2) found in {path}\n"),
         (["bbbb2", "--kind", "end"], "Error: no snapshot (kind end) found in {path}\n"),
@@ -234,6 +232,29 @@ def test_show_snapshot_errors(populated: str, project: Path, args: list[str], me
     result = CliRunner().invoke(main, ["show-snapshot", *args, "--project", str(project)])
     assert result.exit_code == 1
     assert result.output == message.format(path=populated)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["bbbb"],
+            f"Error: Invalid value for 'SESSION': 'bbbb' is the start of 2 session ids "
+            f"({NEW}, {TWIN}): give more of it\n",
+        ),
+        (
+            ["zzzz"],
+            "Error: Invalid value for 'SESSION': no session 'zzzz' in {path} "
+            "(see `ctxmode sessions`)\n",
+        ),
+    ],
+)
+def test_show_snapshot_unknown_session_is_a_usage_error(
+    populated: str, project: Path, args: list[str], message: str
+) -> None:
+    result = CliRunner().invoke(main, ["show-snapshot", *args, "--project", str(project)])
+    assert result.exit_code == 2
+    assert result.output.endswith("\n\n" + message.format(path=populated))
 
 
 def test_pretty_xml_leaves_unparsable_text_alone() -> None:
@@ -274,7 +295,7 @@ def test_purge_session_removes_rows_fts_and_space(populated: str, project: Path)
     result = run("purge", "--session", "bbbb2", "--project", str(project))
     assert result.exit_code == 0
     assert re.fullmatch(
-        rf"session {NEW}: 403 events and 1 snapshot\(s\) removed; "
+        rf"session {NEW}: 403 events and 1 snapshot removed; "
         r"store \S+ [KM]B -> \S+ KB\n",
         result.output,
     ), result.output
@@ -302,7 +323,7 @@ def test_purge_session_removes_rows_fts_and_space(populated: str, project: Path)
 def test_purge_older_than(populated: str, project: Path) -> None:
     result = run("purge", "--older-than", "7", "--project", str(project))
     assert re.fullmatch(
-        r"1 session\(s\) idle for more than 7 days removed; "
+        r"1 session idle for more than 7 days removed; "
         r"store \S+ \S+ -> \S+ \S+\n",
         result.output,
     ), result.output
@@ -327,9 +348,7 @@ def test_purge_project_asks_then_deletes_the_store(
 
     result = run("purge", "--project", str(project), input="y\n")
     assert result.exit_code == 0
-    assert re.search(
-        rf"Removed the store of {re.escape(str(project))}: 2 file\(s\), ", result.output
-    )
+    assert re.search(rf"Removed the store of {re.escape(str(project))}: 2 files, ", result.output)
     assert not os.path.exists(populated)
     assert not os.path.exists(populated + ".corrupt-20261201T000000Z")
     assert os.path.exists(store_path(other))  # another project's store is not touched
@@ -370,7 +389,14 @@ def test_purge_all(populated: str, data_root: Path) -> None:
             "choose one of --session, --older-than, --all (not --session and --all)",
         ),
         (["--all", "--project"], "--all removes every project's data: leave out --project"),
-        (["--older-than", "-1"], "--older-than takes a number of days >= 0"),
+        (
+            ["--older-than", "-1"],
+            "Invalid value for '--older-than': -1 is not a number of days >= 0",
+        ),
+        (
+            ["--older-than", "nan"],
+            "Invalid value for '--older-than': nan is not a number of days >= 0",
+        ),
     ],
 )
 def test_purge_usage_errors(args: list[str], message: str) -> None:
@@ -380,8 +406,14 @@ def test_purge_usage_errors(args: list[str], message: str) -> None:
 
 
 def test_purge_nothing_recorded(project: Path) -> None:
-    assert run("purge", "--session", "x", "--project", str(project)).output == (
+    assert run("purge", "--project", str(project), "--yes").output == (
         f"Nothing recorded for {project}.\n"
+    )
+    # A session that cannot be there is a usage error, as anywhere else.
+    result = CliRunner().invoke(main, ["purge", "--session", "x", "--project", str(project)])
+    assert result.exit_code == 2
+    assert result.output.endswith(
+        f"Error: Invalid value for '--session': no session 'x': nothing is recorded for {project}\n"
     )
 
 

@@ -99,7 +99,7 @@ SESSION_A = {
     "compactions": 2,
     "snapshots_stored": 3,
     "snapshots_claimed": 1,
-    "snapshots_discarded": 1,
+    "snapshots_retired": 1,
     "snapshot_bytes": 59,
     "searches": 2,
     "search_bytes": 700,
@@ -118,7 +118,7 @@ SESSION_B = {
     "compactions": 0,
     "snapshots_stored": 1,
     "snapshots_claimed": 1,
-    "snapshots_discarded": 0,
+    "snapshots_retired": 0,
     "snapshot_bytes": 34,
     "searches": 0,
     "search_bytes": 0,
@@ -158,7 +158,7 @@ def test_json_on_a_known_store(project: Path) -> None:
             "compactions": 2,
             "snapshots_stored": 4,
             "snapshots_claimed": 2,
-            "snapshots_discarded": 1,
+            "snapshots_retired": 1,
             "snapshot_bytes": 93,
             "searches": 4,
             "search_bytes": 830,
@@ -236,8 +236,8 @@ def test_human_output(project: Path) -> None:
 def test_errors(project: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["stats", "--project", str(project), "--session", "zzz"])
-    assert result.exit_code == 1
-    assert "no session 'zzz' in" in result.output
+    assert result.exit_code == 2  # a usage error, as with every command
+    assert "Error: Invalid value for '--session': no session 'zzz' in" in result.output
     empty = tmp_path / "never-used"
     empty.mkdir()
     result = runner.invoke(main, ["stats", "--project", str(empty)])
@@ -389,7 +389,7 @@ def test_stats_after_a_real_session(data_root: Path, tmp_path: Path) -> None:
             "compactions",
             "snapshots_stored",
             "snapshots_claimed",
-            "snapshots_discarded",
+            "snapshots_retired",
             "snapshot_bytes",
             "searches",
             "search_bytes",
@@ -401,7 +401,7 @@ def test_stats_after_a_real_session(data_root: Path, tmp_path: Path) -> None:
         "compactions": 1,
         "snapshots_stored": 2,  # the compact one (claimed) and the end one (waiting)
         "snapshots_claimed": 1,
-        "snapshots_discarded": 0,
+        "snapshots_retired": 0,
         "snapshot_bytes": snapshot_bytes,
         "searches": 1,
         "search_bytes": len(searched.stdout),

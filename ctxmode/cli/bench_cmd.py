@@ -13,10 +13,11 @@ from ctxmode import bench
 @click.command("bench")
 @click.option(
     "--runs",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=bench.MAX_RUNS),
     default=bench.DEFAULT_RUNS,
     show_default=True,
-    help="Runs per hook (each next to a run of the bare interpreter).",
+    help="Runs per hook (each next to a run of the bare interpreter). With fewer than "
+    f"{bench.P95_MIN_RUNS}, the p95 columns show the slowest run instead (marked *).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON document, for machines.")
 @click.option(
@@ -33,7 +34,9 @@ def bench_command(runs: int, as_json: bool, settings_path: str | None) -> None:
     Runs every hook command as Claude Code runs it (sh -c, realistic payloads on
     stdin, a throwaway store with a 1,000-event session), interleaved with the bare
     interpreter start, the floor. Prints median and p95 wall time, peak memory and
-    the ratio to the floor measured in the same run. Nothing of yours is touched.
+    the ratio to the floor measured in the same run. A 95th percentile needs at
+    least 20 runs: a row with fewer shows its maximum, marked *, and its p95 target
+    is not judged. Nothing of yours is touched.
     """
 
     def progress(message: str) -> None:

@@ -5,14 +5,17 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import click
 import orjson
+from click.decorators import FC
 
 from ctxmode import paths
+from ctxmode import store as store_mod
+from ctxmode.migrations import _sqlite3
 from ctxmode.store import Store, StoreError
 
 project_option = click.option(
@@ -51,8 +54,145 @@ def open_store(project: str | None, *, must_exist: bool = True) -> Iterator[Stor
         raise click.ClickException(f"cannot open {path}: {exc}") from exc
     try:
         yield store
+    except StoreError as exc:
+        # Locked, corrupt, or gone while reading: one line, exit 1, never a traceback.
+        raise click.ClickException(f"{path}: {exc}") from exc
+    except _sqlite3.Error as exc:  # a query of the CLI's own on store.conn
+        raise click.ClickException(f"{path}: {exc}") from exc
     finally:
         store.close()
+
+
+# ---------------------------------------------------------------- shared options
+#
+# Every command answers a bad value the same way: click's usage error (exit 2) with one
+# ``Error:`` line saying what is wrong and what would do, never a traceback. Runtime
+# failures (no store, a locked or corrupt one) are ClickExceptions: one line, exit 1.
+
+# --limit N: 1 .. MAX_LIMIT. Zero and negative numbers are refused rather than given a
+# meaning (`head -n 0` prints nothing, `git log -n -1` everything): leave --limit out to
+# get everything (dump) or the default (search).
+MAX_LIMIT = 1_000_000
+
+
+def limit_option(help_text: str, default: int | None = None) -> Callable[[FC], FC]:
+    return click.option(
+        "--limit",
+        type=click.IntRange(min=1, max=MAX_LIMIT),
+        default=default,
+        show_default=default is not None,
+        metavar="N",
+        help=help_text,
+    )
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+# The stored times are ISO-8601 UTC strings compared as text: keep every bound inside
+# the four-digit years, 1970-01-01 .. 9999-12-31.
+_LATEST = 253402300799.0
+
+
+def parse_since(text: str, now: float | None = None) -> str:
+    """``7d``/``24h``/``30m``/``2w`` ago, or an ISO date/time (UTC unless it has an offset),
+    as the store's timestamp format. A duration longer than the clock reaches back means
+    "since the beginning" (1970). Raises ValueError for anything else."""
+    import math
+    import re
+
+    raw = text.strip()
+    relative = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhdw])", raw.lower())
+    if relative:
+        current = time.time() if now is None else now
+        seconds = float(relative.group(1)) * _UNITS[relative.group(2)]
+        moment = current - seconds if math.isfinite(seconds) else 0.0
+        return store_mod.iso_utc(min(max(moment, 0.0), _LATEST))
+    import datetime
+
+    if raw[-1:] in ("Z", "z"):
+        raw = raw[:-1] + "+00:00"  # Python 3.10's fromisoformat does not read "Z"
+    try:
+        parsed = datetime.datetime.fromisoformat(raw)
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=datetime.timezone.utc)  # stored times are UTC
+        epoch = parsed.timestamp()
+    except (ValueError, OverflowError, OSError):
+        raise ValueError(
+            f"{text!r} is neither a duration (30m, 24h, 7d, 2w) nor an ISO date/time "
+            "(2026-12-01, 2026-12-01T14:30, 2026-12-01T14:30+02:00)"
+        ) from None
+    return store_mod.iso_utc(min(max(epoch, 0.0), _LATEST))
+
+
+def _since_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return parse_since(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+since_option = click.option(
+    "--since",
+    callback=_since_callback,
+    metavar="WHEN",
+    help="Only events at or after WHEN: 30m, 24h, 7d, 2w ago, or an ISO date/time (UTC).",
+)
+
+
+def days_callback(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """A number of days: finite and >= 0 (a huge one simply reaches back to 1970)."""
+    import math
+
+    if value is not None and not (math.isfinite(value) and value >= 0):
+        raise click.BadParameter(f"{value:g} is not a number of days >= 0", ctx=ctx, param=param)
+    return value
+
+
+def resolve_session(store: Store, given: str, param_hint: str = "--session") -> str:
+    """The full id of ``given``: an id, or the unique start of one (the short ids shown).
+
+    An unknown id or an ambiguous prefix is a usage error (exit 2) that says which
+    sessions there are, or which ones the prefix fits.
+    """
+    ids = [str(meta["session_id"]) for meta in store.sessions()]
+    known = set(ids)
+    ids += [str(r["session_id"]) for r in store.resumes() if r["session_id"] not in known]
+    if given in ids:
+        return given
+    matches = [sid for sid in ids if given and sid.startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        shown = ", ".join(matches[:5]) + (", …" if len(matches) > 5 else "")
+        raise click.BadParameter(
+            f"{given!r} is the start of {len(matches)} session ids ({shown}): give more of it",
+            param_hint=f"'{param_hint}'",
+        )
+    hint = "see `ctxmode sessions`" if ids else "no session is recorded in this store"
+    raise click.BadParameter(
+        f"no session {given!r} in {store.path} ({hint})", param_hint=f"'{param_hint}'"
+    )
+
+
+def claim_state(resume: dict[str, Any], *, explain: bool = True) -> str:
+    """A snapshot's state in the words of :mod:`ctxmode.wording`: ``claimed by session X
+    3m ago``, ``retired (clear) 3m ago`` or ``unclaimed`` (with what happens next when
+    ``explain``). Shared by dump and show-snapshot."""
+    from ctxmode.wording import CLAIMED, UNCLAIMED, snapshot_state
+
+    state = snapshot_state(resume)
+    if state == UNCLAIMED:
+        if not explain:
+            return UNCLAIMED
+        if resume.get("kind") == "compact":
+            return "unclaimed: this session's next SessionStart (compact) or prompt injects it"
+        return "unclaimed: a later session may pick it up (resume, or startup when configured)"
+    by = resume.get("consumed_by") or "?"
+    when = relative_time(resume.get("consumed_at"))
+    if state == CLAIMED:
+        return f"claimed by session {by} {when}"
+    return f"retired ({by}) {when}"
 
 
 def echo_json(value: Any) -> None:

@@ -56,7 +56,13 @@ _name_argument = click.argument("name", shell_complete=_complete_name)
 
 
 def _fail(exc: config.ConfigError) -> click.ClickException:
+    """A file that cannot be read or written: a runtime error (exit 1)."""
     return click.ClickException(str(exc))
+
+
+def _misused(exc: config.ConfigError) -> click.UsageError:
+    """An unknown option name or a value it cannot take: a usage error (exit 2)."""
+    return click.UsageError(str(exc))
 
 
 @click.group(name="config", epilog=_options_help())
@@ -115,13 +121,14 @@ def get_cmd(name: str, project: str | None) -> None:
     try:
         config.check_name(name)
     except config.ConfigError as exc:
-        raise _fail(exc) from None
+        raise _misused(exc) from None
     project_dir = resolve_project(project) if project is not None else None
     row = next(row for row in config.explain(os.environ, project_dir) if row["name"] == name)
     click.echo(config.format_value(row["value"]))
 
 
-@config_group.command(name="set")
+# ignore_unknown_options: a VALUE such as -5 is a value to check, not an unknown option.
+@config_group.command(name="set", context_settings={"ignore_unknown_options": True})
 @_name_argument
 @click.argument("value")
 @_project_option(_FILE_HELP)
@@ -130,6 +137,9 @@ def set_cmd(name: str, value: str, project: str | None) -> None:
     path, _ = _target(project)
     try:
         parsed = config.parse_value(name, value)
+    except config.ConfigError as exc:
+        raise _misused(exc) from None
+    try:
         config.set_value(path, name, parsed)
     except config.ConfigError as exc:
         raise _fail(exc) from None
@@ -142,6 +152,10 @@ def set_cmd(name: str, value: str, project: str | None) -> None:
 def unset_cmd(name: str, project: str | None) -> None:
     """Remove NAME from the global (or the project's) file."""
     path, project_dir = _target(project)
+    try:
+        config.check_name(name)
+    except config.ConfigError as exc:
+        raise _misused(exc) from None
     try:
         removed = config.unset_value(path, name)
     except config.ConfigError as exc:

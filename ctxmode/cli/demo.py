@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
+import sys
 import tempfile
 
 import click
@@ -12,6 +14,7 @@ import orjson
 
 from ctxmode import demo
 from ctxmode.cli.common import color_enabled
+from ctxmode.wording import plural
 
 RULE = "-" * 72
 _TAG = re.compile(r"<[^>]*>")
@@ -44,7 +47,7 @@ def _data_text(data: str, width: int = 80) -> str:
 def render(result: demo.DemoResult, *, colour: bool) -> str:
     """The demo report (everything but the install hint)."""
     lines = [
-        f"ctxmode demo: a recorded Claude Code session ({len(result.results)} hook calls) "
+        f"ctxmode demo: a recorded Claude Code session ({plural(len(result.results), 'hook call')}) "
         "replayed through the real hooks",
         "into a throwaway store; nothing of yours is read or written.",
         "",
@@ -56,12 +59,14 @@ def render(result: demo.DemoResult, *, colour: bool) -> str:
     verdict = (
         "all exited 0, nothing on stderr"
         if not failed
-        else f"{len(failed)} problem(s), listed at the end"
+        else f"{plural(len(failed), 'problem')}, listed at the end"
     )
-    lines.append(f"Replayed {len(result.results)} hook calls in {result.seconds:.1f} s: {verdict}.")
+    lines.append(
+        f"Replayed {plural(len(result.results), 'hook call')} in {result.seconds:.1f} s: {verdict}."
+    )
     lines.append("  " + ", ".join(f"{event} x{n}" for event, n in counts.items()))
     lines.append("")
-    lines.append(f"Captured {len(result.events)} events, by category:")
+    lines.append(f"Captured {plural(len(result.events), 'event')}, by category:")
     for category, count, types in demo.category_counts(result.events):
         lines.append(f"  {category:<13}{count:>3}  {', '.join(types)}")
     chosen = demo.highlights(result.events)
@@ -106,20 +111,51 @@ INSTALL_HINT = (
 )
 
 
+def cli_command() -> str:
+    """The ctxmode command of this installation, as a shell word (or two)."""
+    bindir = os.path.dirname(sys.executable)
+    for name in ("ctxmode", "ctxmode.exe"):
+        candidate = os.path.join(bindir, name)
+        if os.path.exists(candidate):
+            return shlex.quote(candidate)
+    return f"{shlex.quote(sys.executable)} -m ctxmode"
+
+
+def kept_lines(home: str) -> list[str]:
+    """Where the kept throwaway store is, and commands that read it, then remove it."""
+    cli = f"CTXMODE_HOME={shlex.quote(home)} {cli_command()}"
+    project = shlex.quote(demo.DEMO_PROJECT)
+    return [
+        f"The throwaway store is kept in {home}, so that the lookups above run as printed.",
+        "Look around, then remove it:",
+        f"  {cli} sessions --project {project}",
+        f"  {cli} show-snapshot --project {project}",
+        f"  rm -r {shlex.quote(home)}",
+    ]
+
+
 @click.command(name="demo")
 @click.option("--quiet", "-q", is_flag=True, help="Print one line; exit 1 if anything failed.")
-@click.option("--keep", is_flag=True, help="Keep the throwaway store and say where it is.")
-def demo_cmd(quiet: bool, keep: bool) -> None:
+@click.option(
+    "--keep/--no-keep",
+    default=None,
+    help="Keep the throwaway store and say where it is (the default without --quiet, "
+    "so that the snapshot's lookups run as printed).",
+)
+def demo_cmd(quiet: bool, keep: bool | None) -> None:
     """Replay a sample session through the real hooks and show the result.
 
     Every hook call runs as Claude Code runs it (a fresh process, the payload on stdin)
     against a throwaway data root; then it shows what was captured and the exact
     <session_resume> snapshot that was injected after the session's compaction.
-    Your own store and settings are never touched.
+    Its lookups name that data root, which is kept in the temporary folder (unless
+    --quiet or --no-keep) so that they run as printed. Your own store and settings are
+    never touched.
     """
+    keep = not quiet if keep is None else keep
     home = tempfile.mkdtemp(prefix="ctxmode-demo-")
     try:
-        result = demo.replay(home)
+        result = demo.replay(home, lookups_name_home=True)
         if quiet:
             click.echo(demo.summary_line(result))
         else:
@@ -127,9 +163,11 @@ def demo_cmd(quiet: bool, keep: bool) -> None:
             click.echo("")
             click.echo(INSTALL_HINT)
         if keep:
+            click.echo(("" if quiet else "\n") + "\n".join(kept_lines(home)))
+        elif not quiet:
             click.echo(
-                f"Kept the throwaway store: CTXMODE_HOME={shlex.quote(home)} ctxmode sessions "
-                f"--project {demo.DEMO_PROJECT}  (rm -r {shlex.quote(home)} when done)"
+                "\nThe throwaway store is removed, so the lookups above find nothing now "
+                "(--keep keeps it)."
             )
     finally:
         if not keep:

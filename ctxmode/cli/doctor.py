@@ -9,6 +9,7 @@ import click
 
 from ctxmode import __version__, doctor
 from ctxmode.cli.common import color_enabled, echo_json, project_option, resolve_project
+from ctxmode.wording import plural
 
 GROUP_TITLES = {
     "environment": "Environment",
@@ -47,7 +48,8 @@ def render(checks: list[doctor.Check], project_dir: str, *, colour: bool) -> str
     lines.append("")
     switched_off = any(check.name == "switched off" for check in checks)
     lines.append(
-        f"{counts['ok']} ok, {counts['warn']} warning(s), {counts['fail']} failure(s)"
+        f"{counts['ok']} ok, {plural(counts['warn'], 'warning')}, "
+        f"{plural(counts['fail'], 'failure')}"
         + (
             ""
             if counts["fail"]

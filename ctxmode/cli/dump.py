@@ -6,7 +6,18 @@ from typing import Any
 
 import click
 
-from ctxmode.cli.common import echo_json, open_store, project_option, relative_time
+from ctxmode.cli.common import (
+    claim_state,
+    echo_json,
+    limit_option,
+    open_store,
+    project_option,
+    relative_time,
+    resolve_session,
+    since_option,
+)
+from ctxmode.events import CATEGORIES
+from ctxmode.wording import plural, snapshot_state
 
 EVENT_FIELDS = (
     "id",
@@ -40,11 +51,15 @@ def collect(
     category: str | None = None,
     limit: int | None = None,
 ) -> dict[str, Any]:
-    """The dump document (design.md contract): ``{"sessions": [...]}``."""
+    """The dump document (design.md contract): ``{"sessions": [...]}``.
+
+    ``session`` is a full id (see :func:`resolve_session`), ``since`` a store timestamp
+    (see :func:`parse_since`), ``limit`` the newest N events per session.
+    """
     sessions = []
     for meta in store.sessions():
         session_id = meta["session_id"]
-        if session and session_id != session:
+        if session is not None and session_id != session:
             continue
         events = []
         for event in store.session_events(session_id):
@@ -59,6 +74,7 @@ def collect(
             {name: row.get(name) for name in RESUME_FIELDS} for row in store.resumes(session_id)
         ]
         for resume in resumes:
+            resume["state"] = snapshot_state(resume)  # unclaimed, claimed or retired
             resume["consumed"] = bool(resume["consumed"])
         sessions.append(
             {
@@ -83,8 +99,9 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
         click.secho(f"session {session['session_id']}", bold=True)
         click.echo(
             f"  started {relative_time(session['started_at'])}, last activity "
-            f"{relative_time(session['last_event_at'])}, {session['event_count']} events, "
-            f"{session['compact_count']} compactions"
+            f"{relative_time(session['last_event_at'])}, "
+            f"{plural(session['event_count'] or 0, 'event')}, "
+            f"{plural(session['compact_count'], 'compaction')}"
         )
         width = max((len(event["type"]) for event in session["events"]), default=4)
         for event in session["events"]:
@@ -96,24 +113,27 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
                 f"{event['category']:<12} {event['type']:<{width}}  {data}"
             )
         for resume in session["resumes"]:
-            state = (
-                f"claimed by {resume['consumed_by']} {relative_time(resume['consumed_at'])}"
-                if resume["consumed"]
-                else "unclaimed"
-            )
+            size = len((resume["snapshot"] or "").encode("utf-8"))
             click.echo(
                 f"  snapshot #{resume['compact_seq']} ({resume['kind']}, "
-                f"{len(resume['snapshot'] or '')} bytes, {resume['event_count']} events): {state}"
+                f"{plural(size, 'byte', grouped=True)}, "
+                f"{plural(resume['event_count'] or 0, 'event')}): "
+                f"{claim_state(resume, explain=False)}"
             )
         click.echo()
 
 
 @click.command()
 @project_option
-@click.option("--session", help="Only this session id.")
-@click.option("--since", help="Only events at or after this ISO time (e.g. 2026-12-01).")
-@click.option("--category", help="Only events of this category (file, git, task, ...).")
-@click.option("--limit", type=int, help="At most this many (newest) events per session.")
+@click.option("--session", help="Only this session (a full id, or the start of one).")
+@since_option
+@click.option(
+    "--category",
+    type=click.Choice(CATEGORIES),
+    metavar="CATEGORY",
+    help=f"Only events of this category ({', '.join(CATEGORIES)}).",
+)
+@limit_option("At most this many (newest) events per session (default: all).")
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON document (sessions, events, resumes)."
 )
@@ -128,7 +148,11 @@ def dump(
     as_jsonl: bool,
 ) -> None:
     """Show the sessions, events and snapshots stored for a project."""
+    if as_json and as_jsonl:
+        raise click.UsageError("choose one of --json and --jsonl")
     with open_store(project) as store:
+        if session is not None:
+            session = resolve_session(store, session)
         document = collect(store, session=session, since=since, category=category, limit=limit)
         if as_json:
             echo_json(document)

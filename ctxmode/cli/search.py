@@ -12,15 +12,23 @@ from __future__ import annotations
 import os
 import re
 import textwrap
-import time
 from typing import Any
 
 import click
 import orjson
 
-from ctxmode.cli.common import color_enabled, open_store, project_option, relative_time
+from ctxmode.cli.common import (
+    color_enabled,
+    limit_option,
+    open_store,
+    project_option,
+    relative_time,
+    resolve_session,
+    since_option,
+)
+from ctxmode.cli.common import parse_since as parse_since  # re-exported: shared by all commands
 from ctxmode.events import CATEGORIES, TYPES
-from ctxmode.store import SEARCH_CANDIDATES, SearchHit, Store, StoreError, iso_utc, parse_query
+from ctxmode.store import SEARCH_CANDIDATES, SearchHit, Store, StoreError, parse_query
 
 DEFAULT_LIMIT = 10
 # The human output folds identical events (same type and data, e.g. a file read ten
@@ -31,60 +39,6 @@ WRAP_WIDTH = 100
 INDENT = "    "
 PRIORITY_NAMES = {1: "critical", 2: "high", 3: "normal", 4: "low", 5: "minor"}
 NARROW_HINT = "--session ID, --category C, --type T or --since 24h"
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_RELATIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
-
-
-# ---------------------------------------------------------------- options
-
-
-def parse_since(text: str, now: float | None = None) -> str:
-    """``7d``/``24h``/``30m``/``2w`` ago, or an ISO date/time (UTC unless it has an offset),
-    as the store's timestamp format."""
-    raw = text.strip()
-    relative = _RELATIVE.fullmatch(raw.lower())
-    if relative:
-        seconds = float(relative.group(1)) * _UNITS[relative.group(2)]
-        return iso_utc((time.time() if now is None else now) - seconds)
-    import datetime
-
-    if raw[-1:] in ("Z", "z"):
-        raw = raw[:-1] + "+00:00"  # Python 3.10's fromisoformat does not read "Z"
-    try:
-        moment = datetime.datetime.fromisoformat(raw)
-    except ValueError:
-        raise ValueError(
-            f"{text!r} is neither a duration (30m, 24h, 7d, 2w) nor an ISO date/time"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=datetime.timezone.utc)  # stored times are UTC
-    return iso_utc(moment.timestamp())
-
-
-def _since_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        return parse_since(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-
-
-def resolve_session(store: Store, given: str) -> str:
-    """A full session id from ``given`` or from a unique prefix of one (the short ids shown)."""
-    ids = [str(meta["session_id"]) for meta in store.sessions()]
-    if given in ids:
-        return given
-    matches = [sid for sid in ids if sid.startswith(given)]
-    if len(matches) > 1:
-        shown = ", ".join(matches[:5]) + (", …" if len(matches) > 5 else "")
-        raise click.BadParameter(
-            f"{given!r} is the start of {len(matches)} session ids ({shown})",
-            param_hint="--session",
-        )
-    return matches[0] if matches else given
-
 
 # ---------------------------------------------------------------- searching
 
@@ -372,19 +326,8 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
     metavar="TYPE",
     help="Only events of this type (file_edit, git_commit, tool_error, ...).",
 )
-@click.option(
-    "--since",
-    callback=_since_option,
-    metavar="WHEN",
-    help="Only events at or after WHEN: 30m, 24h, 7d, 2w ago, or an ISO date/time (UTC).",
-)
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=DEFAULT_LIMIT,
-    show_default=True,
-    help="Show at most this many matches.",
-)
+@since_option
+@limit_option("Show at most this many matches.", default=DEFAULT_LIMIT)
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of hits (all event fields).")
 def search(
     query: tuple[str, ...],

@@ -15,22 +15,19 @@ import orjson
 
 from ctxmode import paths
 from ctxmode.cli.common import (
+    claim_state,
     color_enabled,
+    days_callback,
     echo_json,
     open_store,
     project_option,
     relative_time,
+    resolve_session,
     store_path_for,
 )
 from ctxmode.doctor import file_size, human_size
-
-# Reasons store.discard_unclaimed writes into consumed_by instead of a session id.
-from ctxmode.store import (
-    RETIRE_REASONS,
-    Store,
-    StoreError,
-    parse_iso,
-)
+from ctxmode.store import Store, StoreError, parse_iso
+from ctxmode.wording import noun_for, plural
 
 TITLE_MIN = 20
 
@@ -94,21 +91,6 @@ def session_rows(store: Store) -> list[dict[str, Any]]:
     return rows
 
 
-def resolve_session(store: Store, wanted: str) -> str:
-    """The full id of ``wanted`` (an id or a unique prefix of one)."""
-    ids = [meta["session_id"] for meta in store.sessions()]
-    ids += [r["session_id"] for r in store.resumes() if r["session_id"] not in ids]
-    if wanted in ids:
-        return str(wanted)
-    matches = [sid for sid in ids if sid.startswith(wanted)]
-    if len(matches) == 1:
-        return str(matches[0])
-    if not matches:
-        raise click.ClickException(f"no session {wanted!r} in {store.path} (see ctxmode sessions)")
-    shown = ", ".join(matches[:5])
-    raise click.ClickException(f"{wanted!r} matches {len(matches)} sessions: {shown}; give more")
-
-
 def pretty_xml(text: str) -> str:
     """The snapshot indented by nesting; the text itself unchanged. Raw if it does not parse."""
     import xml.etree.ElementTree as ElementTree
@@ -122,18 +104,6 @@ def pretty_xml(text: str) -> str:
 
 
 _TAG = re.compile(r"<[^>]*>")
-
-
-def claim_state(resume: dict[str, Any]) -> str:
-    if not resume.get("consumed"):
-        if resume.get("kind") == "compact":
-            return "unclaimed: this session's next SessionStart (compact) or prompt injects it"
-        return "unclaimed: a later session may pick it up (resume, or startup when configured)"
-    by = resume.get("consumed_by") or "?"
-    when = relative_time(resume.get("consumed_at"))
-    if by in RETIRE_REASONS:
-        return f"retired ({by}) {when}"
-    return f"claimed by session {by} {when}"
 
 
 # --------------------------------------------------------------------------- sessions
@@ -185,7 +155,7 @@ def choose_resume(
     """The snapshot to show: the newest (of ``kind``, with ``seq``) of the chosen session."""
     resumes = store.resumes()
     if session is not None:
-        session_id = resolve_session(store, session)
+        session_id = resolve_session(store, session, param_hint="SESSION")
         resumes = [r for r in resumes if r["session_id"] == session_id]
     elif resumes:
         # The newest session (by activity) that has a snapshot.
@@ -214,7 +184,12 @@ def choose_resume(
 
 @click.command(name="show-snapshot")
 @click.argument("session", required=False)
-@click.option("--seq", type=int, help="The snapshot of the N-th compaction (or end, with --kind).")
+@click.option(
+    "--seq",
+    type=click.IntRange(min=1, max=1_000_000),
+    metavar="N",
+    help="The snapshot of the N-th compaction (or end, with --kind).",
+)
 @click.option(
     "--kind",
     type=click.Choice(["compact", "end"]),
@@ -236,7 +211,7 @@ def show_snapshot_cmd(
     size = len(snapshot.encode("utf-8"))
     click.echo(
         f"snapshot #{resume['compact_seq']} ({resume['kind']}) of session {resume['session_id']}: "
-        f"{size:,} bytes, {resume['event_count']} events, taken "
+        f"{plural(size, 'byte', grouped=True)}, {plural(resume['event_count'], 'event')}, taken "
         f"{relative_time(resume['created_at'])}; {claim_state(resume)}"
     )
     body = (snapshot if raw else pretty_xml(snapshot)).rstrip("\n")
@@ -312,11 +287,15 @@ def _purge_rows(store: Store, session: str | None, older_than: float | None) -> 
         session_id = resolve_session(store, session)
         snapshots = sum(1 for r in store.resumes(session_id))
         events = store.purge_session(session_id)
-        what = f"session {session_id}: {events} events and {snapshots} snapshot(s) removed"
+        what = (
+            f"session {session_id}: {plural(events, 'event')} and "
+            f"{plural(snapshots, 'snapshot')} removed"
+        )
     else:
         assert older_than is not None
         count = store.purge_older_than(older_than)
-        what = f"{count} session(s) idle for more than {older_than:g} days removed"
+        days = noun_for(1 if older_than == 1 else 2, "day")
+        what = f"{plural(count, 'session')} idle for more than {older_than:g} {days} removed"
     # Merge the FTS index (which drops the deleted entries' traces from its segments)
     # and give the freed pages back to the file system.
     store.vacuum(optimize_fts=True)
@@ -337,7 +316,13 @@ def _purge_rows(store: Store, session: str | None, older_than: float | None) -> 
     help="Alone: remove everything recorded for the project (default: the current one). "
     "With --session/--older-than: the project to purge in.",
 )
-@click.option("--older-than", type=float, metavar="DAYS", help="Remove sessions idle for longer.")
+@click.option(
+    "--older-than",
+    type=float,
+    callback=days_callback,
+    metavar="DAYS",
+    help="Remove sessions idle for longer.",
+)
 @click.option("--all", "purge_all", is_flag=True, help="Remove every store, spool and log.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 def purge_cmd(
@@ -372,8 +357,6 @@ def purge_cmd(
         raise click.UsageError(
             "say what to purge: --session ID, --older-than DAYS, --project [DIR] or --all"
         )
-    if older_than is not None and older_than < 0:
-        raise click.UsageError("--older-than takes a number of days >= 0")
     root = paths.data_root(os.environ)
     if purge_all:
         files = data_files(root)
@@ -383,17 +366,22 @@ def purge_cmd(
         stores = sum(1 for f in files if f.endswith(".db"))
         if not yes:
             click.confirm(
-                f"Delete {stores} store(s) and all recorded data under {root} "
-                f"({len(files)} files, {_human(_size(files))})?",
+                f"Delete {plural(stores, 'store')} and all recorded data under {root} "
+                f"({plural(len(files), 'file')}, {_human(_size(files))})?",
                 abort=True,
             )
         size = _size(files)
         removed = _remove(files)
-        click.echo(f"Removed {removed} files ({_human(size)}) under {root}.")
+        click.echo(f"Removed {plural(removed, 'file')} ({_human(size)}) under {root}.")
         return
     project_arg = None if project in (None, CURRENT) else project
     project_dir, path = store_path_for(project_arg)
     if not os.path.exists(path):
+        if session is not None:
+            raise click.BadParameter(
+                f"no session {session!r}: nothing is recorded for {project_dir}",
+                param_hint="'--session'",
+            )
         click.echo(f"Nothing recorded for {project_dir}.")
         return
     if not modes:  # the whole project
@@ -406,7 +394,9 @@ def purge_cmd(
         size = _size(files)
         with paths.FileLock(os.path.dirname(path)):
             removed = _remove(files)
-        click.echo(f"Removed the store of {project_dir}: {removed} file(s), {_human(size)}.")
+        click.echo(
+            f"Removed the store of {project_dir}: {plural(removed, 'file')}, {_human(size)}."
+        )
         return
     try:
         with open_store(project_arg) as store:

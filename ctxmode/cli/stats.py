@@ -8,9 +8,9 @@ import click
 import orjson
 
 from ctxmode import stats as stats_mod
-from ctxmode.cli.common import open_store, project_option, relative_time
-from ctxmode.cli.search import resolve_session
+from ctxmode.cli.common import open_store, project_option, relative_time, resolve_session
 from ctxmode.store import StoreError
+from ctxmode.wording import plural
 
 
 def _n(value: int) -> str:
@@ -42,7 +42,7 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
         + (f": {categories}" if categories else ""),
         f"  compactions  {_n(entry['compactions'])}; snapshots {_n(entry['snapshots_stored'])} "
         f"stored, {_n(entry['snapshots_claimed'])} claimed, "
-        f"{_n(entry['snapshots_discarded'])} retired unread",
+        f"{_n(entry['snapshots_retired'])} retired unread",
         f"  searches     {_n(entry['searches'])} run by the model",
         f"  returned     {_size(entry['bytes_returned'])} into the context "
         f"(snapshots {_n(entry['snapshot_bytes'])}, searches {_n(entry['search_bytes'])})",
@@ -58,8 +58,8 @@ def render(document: dict[str, Any], now: float | None = None) -> str:
     per_event = store["bytes_per_event"]
     out = [
         f"store {store['path']}",
-        f"  {_size(store['file_bytes'])} on disk, {_n(store['events'])} events in "
-        f"{_n(store['sessions'])} session{'' if store['sessions'] == 1 else 's'}"
+        f"  {_size(store['file_bytes'])} on disk, {plural(store['events'], 'event', grouped=True)}"
+        f" in {plural(store['sessions'], 'session', grouped=True)}"
         + (f", {per_event:,.0f} B per event" if per_event is not None else "")
         + ("" if store["full_text_search"] else "; no FTS5: search uses LIKE"),
         "",
@@ -72,8 +72,7 @@ def render(document: dict[str, Any], now: float | None = None) -> str:
         out.extend(entry_lines(entry))
         out.append("")
     overall = document["overall"]
-    noun = "session" if overall["sessions"] == 1 else "sessions"
-    out.append(f"overall ({_n(overall['sessions'])} {noun})")
+    out.append(f"overall ({plural(overall['sessions'], 'session', grouped=True)})")
     out.extend(entry_lines(overall))
     if overall["other_searches"]:
         out.append(
