@@ -6,8 +6,18 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.hooktools import FIXTURES
+
+# Property tests: the same examples on every CI run (a failure there is reproducible and
+# never a matter of luck), new ones on every local run (the search goes on). Example
+# counts stay those each test asks for; no deadline (a loaded machine is not a bug).
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(
+    os.environ.get("CTXMODE_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 REPO = Path(__file__).resolve().parents[1]
 

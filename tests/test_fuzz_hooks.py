@@ -23,7 +23,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -80,11 +79,7 @@ class _Random:
 
 
 def _run_in_process(event: str, data: bytes, env: dict[str, str]) -> bytes:
-    started = time.monotonic()
     out = hookrun.run_hook(event, io.BytesIO(data), env)
-    elapsed = time.monotonic() - started
-    # Not the deadline (no watchdog in process): a bound on the work one input may cost.
-    assert elapsed < hookrun.DEADLINES[event], f"{event} took {elapsed:.2f}s"
     assert isinstance(out, bytes)
     check_output(event, out)
     return out
@@ -102,12 +97,16 @@ def _fuzz_in_process(data: st.DataObject, root: Path, env: dict[str, str]) -> No
 # One data root per fuzz test (not per example): the store grows as in a long session.
 _FUZZ_ROOTS: dict[str, Path] = {}
 
+# Derandomized under CI by the hypothesis profile in tests/conftest.py, random locally.
 FUZZ_SETTINGS = {
     "deadline": None,
-    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                              HealthCheck.data_too_large, HealthCheck.large_base_example],
-    "derandomize": True,
-}  # fmt: skip
+    "suppress_health_check": [
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
+}
 
 
 @settings(max_examples=200, **FUZZ_SETTINGS)
@@ -180,10 +179,10 @@ def _run_processes(
                 stderr=subprocess.PIPE,
                 env=env,
             )
-            batch.append((event, data, proc, time.monotonic()))
-        for event, data, proc, started in batch:
+            batch.append((event, data, proc))
+        for event, data, proc in batch:
             out, err = proc.communicate(data, timeout=60)
-            results.append((event, proc.returncode, out, err, time.monotonic() - started))
+            results.append((event, proc.returncode, out, err))
     return results
 
 
@@ -191,11 +190,10 @@ def _subprocess_sample(root: Path, count: int, seed: int) -> None:
     env = environment(str(root))
     chooser = _Random(seed)
     cases = [hook_input(chooser, SEEDS) for _ in range(count)]
-    for event, code, out, err, elapsed in _run_processes(cases, env):
+    for event, code, out, err in _run_processes(cases, env):
         assert (code, err) == (0, b""), (event, code, err[:500])
         check_output(event, out)
-        # The watchdog is the hook's own clock; add the interpreter's start-up.
-        assert elapsed < hookrun.DEADLINES[event] + 2.0
+    # No ERROR: none failed, and none ran past its deadline (the watchdog logs an ERROR).
     assert _errors(root) == []
 
 
@@ -205,7 +203,7 @@ def test_structured_fuzz_as_processes(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_structured_fuzz_as_processes_long(request, tmp_path: Path) -> None:
-    _subprocess_sample(tmp_path, 600 * SCALE, seed=int(time.time()))
+    _subprocess_sample(tmp_path, 600 * SCALE, seed=random.SystemRandom().randrange(2**32))
 
 
 # In a hook process the json package is not loaded, and _json then reports malformed
@@ -227,7 +225,7 @@ FASTJSON_CASES = {
 def test_fastjson_errors_are_not_internal_errors(name: str, tmp_path: Path) -> None:
     """Malformed JSON is a WARN ("input skipped"), never an ERROR, in a real hook process."""
     event, data = FASTJSON_CASES[name]
-    [(_, code, out, err, _)] = _run_processes([(event, data)], environment(str(tmp_path)))
+    [(_, code, out, err)] = _run_processes([(event, data)], environment(str(tmp_path)))
     assert (code, out, err) == (0, b"", b"")
     assert _errors(tmp_path) == []
 
@@ -278,6 +276,8 @@ def _huge_write(size: int, filler: bytes = b"x") -> list[bytes]:
     return chunks
 
 
+# A memory figure: measured with -m slow (scripts/soak.sh), not in the default run.
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "chunks"),
     [

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -83,10 +82,8 @@ BAD_INPUTS = {
 @pytest.mark.parametrize("event", sorted(SHIMS))
 @pytest.mark.parametrize("name", sorted(BAD_INPUTS))
 def test_bad_input_exits_0_silently(event: str, name: str, data_root: Path) -> None:
-    started = time.monotonic()
-    result = run_hook(event, BAD_INPUTS[name], env=_env(data_root))
+    result = run_hook(event, BAD_INPUTS[name], env=_env(data_root))  # a hang times out
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    assert time.monotonic() - started < 10
 
 
 def test_huge_payload_is_salvaged_not_parsed(data_root: Path) -> None:

@@ -32,7 +32,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -351,9 +350,11 @@ def slow_step(conn):
     conn.execute("CREATE TABLE bulk (n INTEGER PRIMARY KEY, pad TEXT)")
     for n in range(200000):
         conn.execute("INSERT INTO bulk (pad) VALUES (?)", ("x" * 200,))
-        if n == 20000 and {suicide}:
+        if n == {kill_at}:
             os.kill(os.getpid(), signal.SIGKILL)  # mid-step, spilled pages in the WAL
     conn.execute("UPDATE session_meta SET doomed = 'y'")
+    if {kill_at} == 200000:
+        os.kill(os.getpid(), signal.SIGKILL)  # the step done, before its COMMIT
 
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
 print("migrating", flush=True)
@@ -366,7 +367,7 @@ print("done", flush=True)
 def test_process_killed_mid_migration_leaves_the_old_version(version: int, tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     columns, digest = _make_store(path, version)
-    script = KILLED_UPGRADE.format(repo=str(REPO), version=version, suicide=True)
+    script = KILLED_UPGRADE.format(repo=str(REPO), version=version, kill_at=20000)
     done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
                           timeout=120, check=False)  # fmt: skip
     assert done.returncode == -signal.SIGKILL and done.stdout == b"migrating\n"
@@ -382,34 +383,29 @@ def test_process_killed_mid_migration_leaves_the_old_version(version: int, tmp_p
 
 
 def _random_kills(tmp_path: Path, iterations: int, seed: int) -> dict[str, int]:
-    """Kill upgrades at points spread over an undisturbed one's life (the first, measured)."""
+    """Upgrades killed at random points of the step (a row of its bulk insert, or after
+    the step and before its COMMIT), chosen by the seed, not by the clock; the first
+    one runs to its end."""
     rng = random.Random(seed)
     figures = {"killed": 0, "finished": 0}
-    points = [k / iterations for k in range(1, iterations)]
-    rng.shuffle(points)
-    lifetime = 0.0
     for it in range(iterations):
         version = rng.randint(1, SCHEMA_VERSION)
         path = tmp_path / f"k{it}.db"
         columns, digest = _make_store(path, version)
-        script = KILLED_UPGRADE.format(repo=str(REPO), version=version, suicide=False)
+        # -1: never (runs to its end); 200000: after the step, before its COMMIT.
+        kill_at = {0: -1, 1: 200000}.get(it, rng.randint(0, 200000))
+        script = KILLED_UPGRADE.format(repo=str(REPO), version=version, kill_at=kill_at)
         proc = subprocess.Popen([sys.executable, "-c", script, str(path)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
         assert proc.stdout is not None and proc.stdout.readline() == b"migrating\n"
-        if it == 0:
-            started = time.monotonic()
-            proc.wait(60)
-            lifetime = time.monotonic() - started
-        else:
-            time.sleep(points[it - 1] * lifetime)
-            proc.send_signal(signal.SIGKILL)
         code = proc.wait(60)
+        assert code == (0 if kill_at < 0 else -signal.SIGKILL), proc.stderr.read()  # type: ignore[union-attr]
         conn = _connect(path)
         reached = conn.execute("PRAGMA user_version").fetchone()[0]
         conn.close()
         figures["finished" if code == 0 else "killed"] += 1
-        # Either before the step or after it (a kill can land after the COMMIT), whole.
-        assert reached in (version, version + 1) and (code != 0 or reached == version + 1)
+        # Before the step (killed, whatever the point) or after it, whole.
+        assert reached == (version if kill_at >= 0 else version + 1)
         conn = _connect(path)
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert _digest(conn, columns) == digest
@@ -429,13 +425,12 @@ def _random_kills(tmp_path: Path, iterations: int, seed: int) -> dict[str, int]:
 
 
 def test_migration_killed_at_random_points(tmp_path: Path) -> None:
-    figures = _random_kills(tmp_path, 4, seed=11)
-    assert figures["finished"] >= 1 and figures["killed"] >= 1
+    assert _random_kills(tmp_path, 4, seed=11) == {"finished": 1, "killed": 3}
 
 
 @pytest.mark.slow
 def test_migration_kill_soak(request, tmp_path: Path, capsys) -> None:
-    figures = _random_kills(tmp_path, 40 * SCALE, seed=int(time.time()))
+    figures = _random_kills(tmp_path, 40 * SCALE, seed=random.SystemRandom().randrange(2**32))
     with capsys.disabled():
         print(f"\n[migrations] kill soak: {figures}")
 

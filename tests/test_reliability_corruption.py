@@ -23,12 +23,11 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from ctxmode import hookrun, paths, spool
+from ctxmode import paths, spool
 from ctxmode.events import make
 from ctxmode.migrations import SCHEMA_VERSION
 from ctxmode.store import Store
@@ -431,12 +430,10 @@ def test_fifo_in_place_of_the_config_file_cannot_hold_a_hook(tmp_path: Path) -> 
     os.mkfifo(project / ".claude" / "ctxmode.json")
     root = tmp_path / "data"
     env = hook_env(CTXMODE_HOME=str(root), CLAUDE_PROJECT_DIR=str(project))
-    started = time.monotonic()
     result = run_hook("UserPromptSubmit", {**_call("UserPromptSubmit", prompt="hi there"),
                                            "cwd": str(project)}, env=env)  # fmt: skip
-    elapsed = time.monotonic() - started
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    assert elapsed < hookrun.DEADLINES["UserPromptSubmit"] / 2
+    # Not held until the deadline: the watchdog would have logged it.
     assert not any("deadline" in r for r in _log_records(root))
     with Store.open(paths.store_path(str(project), env), readonly=True) as store:
         texts = [

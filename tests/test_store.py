@@ -7,16 +7,15 @@ import json
 import os
 import random
 import stat
-import statistics
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.store_bench import bulk_fill
 from ctxmode import migrations
 from ctxmode.events import MAX_DATA_CHARS, SessionEvent, make
 from ctxmode.store import (
@@ -1004,10 +1003,10 @@ def test_locked_store_gives_up_cleanly(tmp_path):
     s = Store.open(path, busy_timeout_ms=150)
     blocker = _sqlite3.connect(path, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
-    started = time.monotonic()
+    # The wait is SQLite's busy timeout, as configured (no wall-clock bound in the suite).
+    assert s.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 150
     with pytest.raises(StoreLocked):
         add(s, "s", [read("a.py")])
-    assert 0.1 < time.monotonic() - started < 2.0
     with pytest.raises(StoreLocked):
         s.claim_resume(claimed_by="x")
     blocker.execute("ROLLBACK")
@@ -1229,150 +1228,21 @@ def test_open_racing_a_recovery_never_makes_a_store_that_gets_replaced(tmp_path,
         assert len(s.incidents()) == 1
 
 
-# ------------------------------------------------------------------ performance
+# ------------------------------------------------------------------ a large store
+# (timings: benchmarks/store_bench.py; no wall-clock limit belongs in the suite)
 
 
-def bulk_fill(store, n: int, per_session: int = 1000) -> None:
-    """n realistic events, 1000 per session, one transaction; FTS built in one pass."""
-    rnd = random.Random(n)
-    words = [
-        "alpha",
-        "beta",
-        "gamma",
-        "delta",
-        "snapshot",
-        "store",
-        "session",
-        "events",
-        "compact",
-        "resume",
-        "search",
-        "index",
-        "handler",
-        "payload",
-        "parse",
-        "error",
-        "timeout",
-        "config",
-        "install",
-    ]
-    kinds = [
-        ("file_edit", "file", 2, lambda i: {"path": f"src/{words[i % 19]}_{i % 5000}.py", "summary": " ".join(rnd.choices(words, k=6))}),
-        ("file_read", "file", 4, lambda i: {"path": f"tests/test_{rnd.choice(words)}.py"}),
-        ("git_query", "git", 5, lambda i: {"op": "status", "args": f"git status --short {rnd.choice(words)}"}),
-        ("user_prompt", "prompt", 1, lambda i: {"text": " ".join(rnd.choices(words, k=rnd.randint(5, 30)))}),
-        ("tool_error", "error", 1, lambda i: {"tool": "Bash", "key": f"pytest {rnd.choice(words)}", "error": f"AssertionError: {rnd.choice(words)} failed line {i % 900}"}),
-    ]  # fmt: skip
-
-    def rows():
-        for i in range(n):
-            t, c, p, f = kinds[i % len(kinds)]
-            data = json.dumps(f(i), separators=(",", ":"))
-            yield (
-                f"bulk{i // per_session}",
-                t,
-                c,
-                p,
-                data,
-                f"{i:064x}",
-                "PostToolUse",
-                iso_utc(T0 - n + i),
-            )
-
-    conn = store.conn
-    has_fts = store.fts_enabled()
-    conn.execute("BEGIN IMMEDIATE")
-    if has_fts:  # one 'rebuild' pass is ~5x faster than the per-row trigger
-        conn.execute("DROP TRIGGER session_events_ai")
-    conn.executemany(
-        "INSERT INTO session_events (session_id, type, category, priority, data, data_hash, "
-        "source_hook, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        rows(),
-    )
-    conn.execute(
-        "INSERT INTO session_meta (session_id, started_at, last_event_at, event_count) "
-        "SELECT session_id, MIN(created_at), MAX(created_at), COUNT(*) FROM session_events GROUP BY session_id"
-    )
-    if has_fts:
-        conn.execute("INSERT INTO events_fts (events_fts) VALUES ('rebuild')")
-        conn.execute(migrations.FTS_SCHEMA[1])
-    conn.execute("COMMIT")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-def time_one_insert(store, rounds: int = 40) -> float:
-    samples = []
-    for i in range(rounds):
-        e = make("file_edit", {"path": f"src/new_{i}.py", "summary": "measure"})
-        started = time.perf_counter()
-        store.add_events("timed", [e], source_hook="PostToolUse", project_dir="/p")
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
-def time_search(store, queries) -> dict[str, float]:
-    out = {}
-    for q, kw in queries:
-        started = time.perf_counter()
-        store.search(q, **kw)
-        out[f"{q} {kw}".strip()] = time.perf_counter() - started
-    return out
-
-
-QUERIES = [
-    ("snapshot", {}),
-    ("src/gamma_40.py", {}),
-    ("AssertionError timeout", {}),
-    ("src/beta", {"session_id": "bulk7"}),
-    ("snap", {"category": "error"}),
-    ("py", {}),
-    ("no-such-thing-anywhere", {}),
-]
-
-
-def test_insert_cost_is_flat_and_search_is_fast_at_100k(tmp_path, capsys):
-    empty = Store.open(str(tmp_path / "empty.db"))
+def test_search_finds_exactly_the_matches_in_a_large_store(tmp_path):
     big = Store.open(str(tmp_path / "big.db"))
-    started = time.perf_counter()
-    bulk_fill(big, 100_000)
-    build = time.perf_counter() - started
-    t_empty, t_big = time_one_insert(empty), time_one_insert(big)
-    searches = time_search(big, QUERIES)
-    with capsys.disabled():
-        print(
-            f"\n[store perf] add_events(1 event) median: empty {t_empty * 1000:.3f} ms, "
-            f"100k events {t_big * 1000:.3f} ms; build 100k {build:.1f} s; "
-            f"size {os.path.getsize(tmp_path / 'big.db') / 100_000:.0f} B/event"
-        )
-        for q, t in searches.items():
-            print(f"[store perf] search 100k {q!r}: {t * 1000:.1f} ms")
-    assert t_big < max(3 * t_empty, t_empty + 0.002)
-    assert t_big < 0.02
-    assert max(searches.values()) < 1.0
-    hits = big.search("src/gamma_40.py", limit=1000)
-    assert hits and all("src/gamma_40.py" in h.data for h in hits)
-    assert big.search("no-such-thing-anywhere") == []
-    empty.close()
-    big.close()
-
-
-@pytest.mark.slow
-def test_search_at_one_million_events(tmp_path, request, capsys):
-    big = Store.open(str(tmp_path / "big.db"))
-    started = time.perf_counter()
-    bulk_fill(big, 1_000_000)
-    build = time.perf_counter() - started
-    t_big = time_one_insert(big)
-    # each query twice: the first run pays for cold pages
-    time_search(big, QUERIES)
-    searches = time_search(big, QUERIES)
-    with capsys.disabled():
-        print(
-            f"\n[store perf] build 1M {build:.1f} s; size "
-            f"{os.path.getsize(tmp_path / 'big.db') / 1e6:.0f} B/event; add_events(1) at 1M "
-            f"{t_big * 1000:.3f} ms"
-        )
-        for q, t in searches.items():
-            print(f"[store perf] search 1M {q!r}: {t * 1000:.1f} ms")
-    assert max(searches.values()) < 1.0
-    big.close()
+    try:
+        bulk_fill(big, 20_000)
+        hits = big.search("src/gamma_40.py", limit=1000)
+        assert hits and all("src/gamma_40.py" in h.data for h in hits)
+        assert big.search("no-such-thing-anywhere") == []
+        assert all(h.session_id == "bulk7" for h in big.search("src/beta", session_id="bulk7"))
+        before = len(big.session_events("timed"))
+        big.add_events("timed", [make("file_edit", {"path": "src/new.py", "summary": "x"})],
+                       source_hook="PostToolUse", project_dir="/p")  # fmt: skip
+        assert len(big.session_events("timed")) == before + 1
+    finally:
+        big.close()

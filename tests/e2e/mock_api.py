@@ -16,7 +16,6 @@ import itertools
 import json
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -535,12 +534,3 @@ def _make_handler(api: MockAPI) -> type[BaseHTTPRequestHandler]:
                 api.errors.append(f"client hung up during request #{req.seq}")
 
     return Handler
-
-
-def wait_until(pred: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
