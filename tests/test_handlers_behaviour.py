@@ -1,0 +1,307 @@
+"""Behaviours of the hook handlers a mutation pass found untested (issue 13).
+
+Each test drives the hooks as Claude Code does (``hookrun.run_hook`` in process, or the
+real hook scripts as processes where that is the point) and fails when the behaviour
+it names is broken.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmode import hookrun, paths
+from ctxmode.events import make
+from ctxmode.snapshot import build_snapshot
+from ctxmode.store import Store
+from tests.hooktools import hook_env, run_hook
+
+
+class Project:
+    """A project folder and a data root; hooks run in process with their environment."""
+
+    def __init__(self, tmp_path: Path, config: dict[str, Any] | None = None) -> None:
+        self.dir = tmp_path / "proj"
+        (self.dir / ".claude").mkdir(parents=True)
+        if config is not None:
+            (self.dir / ".claude" / "ctxmode.json").write_text(json.dumps(config))
+        self.env = {"CTXMODE_HOME": str(tmp_path / "data"), "CLAUDE_PROJECT_DIR": str(self.dir)}
+
+    def hook(self, event: str, session: str, **fields: Any) -> str | None:
+        """Run one hook; the additionalContext it printed, or None if it printed nothing."""
+        payload = {"session_id": session, "cwd": str(self.dir), "hook_event_name": event}
+        payload.update(fields)
+        out = hookrun.run_hook(event, io.BytesIO(json.dumps(payload).encode()), self.env)
+        if not out:
+            return None
+        return str(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+
+    def write(self, session: str, name: str) -> None:
+        path = str(self.dir / name)
+        self.hook(
+            "PostToolUse", session, tool_name="Write",
+            tool_input={"file_path": path, "content": "x = 1\n"},
+            tool_response={"type": "create", "filePath": path},
+        )  # fmt: skip
+
+    def read(self, session: str, path: str) -> None:
+        self.hook(
+            "PostToolUse", session, tool_name="Read", tool_input={"file_path": path},
+            tool_response={"type": "text", "file": {"filePath": path, "content": "text"}},
+        )  # fmt: skip
+
+    def bash(self, session: str, command: str, stdout: str = "") -> None:
+        self.hook(
+            "PostToolUse", session, tool_name="Bash", tool_input={"command": command},
+            tool_response={"stdout": stdout, "stderr": "", "interrupted": False},
+        )  # fmt: skip
+
+    def bash_failed(self, session: str, command: str, error: str) -> None:
+        self.hook(
+            "PostToolUseFailure", session, tool_name="Bash",
+            tool_input={"command": command}, error=error,
+        )  # fmt: skip
+
+    def store(self) -> Store:
+        return Store.open(paths.store_path(str(self.dir), self.env), readonly=True)
+
+    def events(self, session: str) -> list[tuple[str, dict[str, Any]]]:
+        with self.store() as store:
+            return [(e.type, json.loads(e.data)) for e in store.session_events(session)]
+
+    def resumes(self, session: str) -> list[dict[str, Any]]:
+        with self.store() as store:
+            return store.resumes(session)
+
+    def everything(self) -> str:
+        """Every stored byte of every event, as text."""
+        with self.store() as store:
+            return json.dumps(store.dump())
+
+
+# -- who gets which snapshot -------------------------------------------------------------
+
+
+def test_a_fork_with_no_events_of_its_own_gets_the_parents_end_snapshot(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("parent", "billing.py")
+    p.hook("SessionEnd", "parent", reason="other")
+    (end,) = p.resumes("parent")
+    assert end["kind"] == "end" and not end["consumed"]
+
+    context = p.hook("SessionStart", "forked", source="fork")
+    assert context is not None and "billing.py" in context
+    root = ET.fromstring(context)
+    assert (root.tag, root.attrib.get("from_session")) == ("session_resume", "parent")
+    (end,) = p.resumes("parent")
+    assert end["consumed"] and end["consumed_by"] == "forked"
+    # Delivered once: a second fork gets nothing.
+    assert p.hook("SessionStart", "forked-again", source="fork") is None
+
+
+def test_a_fork_of_a_session_with_events_gets_nothing(tmp_path: Path) -> None:
+    """The other side of the rule: a session with a history of its own keeps it."""
+    p = Project(tmp_path)
+    p.write("parent", "billing.py")
+    p.hook("SessionEnd", "parent", reason="other")
+    p.write("child", "child.py")
+    assert p.hook("SessionStart", "child", source="fork") is None
+
+
+def test_the_prompt_fallback_claims_only_its_own_sessions_snapshot(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("a", "a.py")
+    p.hook("PreCompact", "a", trigger="auto")
+    p.write("b", "b.py")
+    # Another session's prompt neither prints nor takes session a's compaction snapshot.
+    assert p.hook("UserPromptSubmit", "b", prompt="carry on with b") is None
+    (snap,) = p.resumes("a")
+    assert not snap["consumed"]
+    # a's own next prompt does (its SessionStart output was dropped by the client).
+    context = p.hook("UserPromptSubmit", "a", prompt="carry on with a")
+    assert context is not None and "a.py" in context and "b.py" not in context
+    (snap,) = p.resumes("a")
+    assert snap["consumed"] and snap["consumed_by"] == "a"
+    assert p.hook("UserPromptSubmit", "a", prompt="and then") is None
+
+
+def test_a_second_session_end_supersedes_the_first_end_snapshot(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("s", "first.py")
+    p.hook("SessionEnd", "s", reason="other")
+    p.hook("SessionStart", "s", source="resume")  # resumed, then more work
+    p.write("s", "second.py")
+    p.hook("SessionEnd", "s", reason="other")
+    unclaimed = [r for r in p.resumes("s") if r["kind"] == "end" and not r["consumed"]]
+    assert len(unclaimed) == 1
+    assert "second.py" in unclaimed[0]["snapshot"] and "first.py" in unclaimed[0]["snapshot"]
+    # The next session gets the newer one, and there is nothing left after it.
+    context = p.hook("SessionStart", "next", source="resume")
+    assert context is not None and "second.py" in context
+    assert p.hook("SessionStart", "after-next", source="resume") is None
+
+
+# -- errors and their resolution --------------------------------------------------------
+
+
+def _open_errors(p: Project, session: str) -> set[str]:
+    with p.store() as store:
+        return store.open_error_keys(session)
+
+
+def test_a_rerun_that_exits_0_but_prints_failed_does_not_resolve_the_error(
+    tmp_path: Path,
+) -> None:
+    p = Project(tmp_path)
+    p.bash_failed("s", "pytest -q", "Exit code 1\nFAILED tests/test_a.py::test_a - assert 1 == 2")
+    assert _open_errors(p, "s") != set()
+    # The same command again: exit 0 (no PostToolUseFailure) but the output says it failed.
+    p.bash(
+        "s", "pytest -q", stdout="FAILED tests/test_a.py::test_a - assert 1 == 2\n1 failed in 0.02s"
+    )
+    types = [t for t, _ in p.events("s")]
+    assert "error_resolved" not in types
+    assert "output_error" in types
+    assert _open_errors(p, "s") != set()
+    # A clean rerun does resolve it.
+    p.bash("s", "pytest -q", stdout="1 passed in 0.01s")
+    assert [t for t, _ in p.events("s")].count("error_resolved") == 1
+    assert _open_errors(p, "s") == set()
+
+
+def test_failure_then_success_through_the_real_hooks_resolves_the_error(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = hook_env(CTXMODE_HOME=str(tmp_path / "data"), CLAUDE_PROJECT_DIR=str(project))
+    base = {"session_id": "real", "cwd": str(project), "tool_input": {"command": "make test"}}
+    failed = run_hook("PostToolUseFailure", {**base, "hook_event_name": "PostToolUseFailure",
+                      "tool_name": "Bash", "error": "Exit code 2\nmake: *** [test] Error 2"},
+                      env=env)  # fmt: skip
+    passed = run_hook("PostToolUse", {**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                      "tool_response": {"stdout": "all good", "stderr": ""}}, env=env)  # fmt: skip
+    for result in (failed, passed):
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    with Store.open(paths.store_path(str(project), env), readonly=True) as store:
+        events = [(e.type, json.loads(e.data)) for e in store.session_events("real")]
+        assert store.open_error_keys("real") == set()
+    (error,) = [d for t, d in events if t == "tool_error"]
+    (resolved,) = [d for t, d in events if t == "error_resolved"]
+    assert resolved == {"tool": "Bash", "key": error["key"]}
+    # And the snapshot lists no unresolved error.
+    pre = {"session_id": "real", "cwd": str(project), "hook_event_name": "PreCompact"}
+    assert run_hook("PreCompact", {**pre, "trigger": "auto"}, env=env).returncode == 0
+    start = {"session_id": "real", "cwd": str(project), "hook_event_name": "SessionStart"}
+    out = run_hook("SessionStart", {**start, "source": "compact"}, env=env).stdout
+    snapshot = ET.fromstring(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+    assert snapshot.find("errors") is None
+
+
+# -- configuration ----------------------------------------------------------------------
+
+
+def test_exclude_paths_applies_to_file_and_rule_events(tmp_path: Path) -> None:
+    p = Project(tmp_path, {"exclude_paths": ["secret/*", "*.env", "private/**"]})
+    d = p.dir
+    p.read("s", str(d / "secret" / "keys.py"))  # file_read
+    p.write("s", "prod.env")  # file_write
+    p.read("s", str(d / "private" / "docs" / ".claude" / "rules" / "style.md"))  # rule_read
+    p.write("s", "private/.claude/rules/x.md")  # rule_edit
+    p.read("s", str(d / "src" / "app.py"))  # kept
+    p.read("s", str(d / ".claude" / "rules" / "kept.md"))  # kept (a rule)
+    # Not a file event: excluded paths apply to file and rule events only.
+    p.bash_failed("s", "python secret/keys.py", "Exit code 1\nboom")
+    stored = p.events("s")
+    paths_seen = sorted((t, d["path"]) for t, d in stored if "path" in d)
+    assert paths_seen == [
+        ("file_read", ".claude/rules/kept.md"),
+        ("file_read", "src/app.py"),
+        ("rule_read", ".claude/rules/kept.md"),
+    ], stored
+    assert [t for t, _ in stored if t == "tool_error"] == ["tool_error"]
+
+
+def test_custom_redact_patterns_from_the_config_are_applied(tmp_path: Path) -> None:
+    secret = "ACME-7F3K9Q2Z"
+    p = Project(tmp_path, {"redact_patterns": [r"ACME-[0-9A-Z]{8}"]})
+    p.hook("UserPromptSubmit", "s", prompt=f"Use the licence key {secret} for the build")
+    p.bash_failed("s", f"deploy --key {secret}", f"Exit code 1\nbad key {secret}")
+    p.write("s", "notes.md")
+    stored = p.everything()
+    assert secret not in stored
+    assert "[REDACTED:custom]" in stored
+    # Without the pattern the same text is kept (so the test proves the config did it).
+    q = Project(tmp_path / "other")
+    q.hook("UserPromptSubmit", "s", prompt=f"Use the licence key {secret} for the build")
+    assert secret in q.everything()
+
+
+# -- the snapshot -------------------------------------------------------------------------
+
+
+def _stamp(i: int) -> str:
+    return f"2026-05-01T10:{i // 60:02d}:{i % 60:02d}.000Z"
+
+
+def test_at_a_small_budget_the_plan_is_kept_before_the_files_read() -> None:
+    events = [
+        make("plan_exit", {"plan": "# Plan: split invoice.py\n1. Move totals\n2. Test",
+                           "path": "/home/dev/.claude/plans/p.md"})
+    ]  # fmt: skip
+    events += [make("file_read", {"path": f"src/module_{i:03d}/very_long_name_{i}.py"})
+               for i in range(120)]  # fmt: skip
+    for i, event in enumerate(events):
+        event.created_at = _stamp(i)
+        event.id = i + 1
+    small = build_snapshot(events, session_id="s", compact_seq=1, budget=1024)
+    root = ET.fromstring(small)
+    assert len(small.encode()) <= 1024
+    assert root.find("plan") is not None and "split invoice.py" in small
+    assert root.find("files_read") is None or len(root.find("files_read")) < 120
+    # With room for everything both are there: the budget, not the input, decided.
+    large = ET.fromstring(build_snapshot(events, session_id="s", compact_seq=1, budget=9000))
+    assert large.find("plan") is not None and large.find("files_read") is not None
+
+
+HOSTILE = "q\"u'o<t>e&d \x01\x7f]]>"
+CLEAN = "q\"u'o<t>e&d ]]>"  # control characters removed, nothing else changed
+
+
+def test_attribute_values_are_escaped_for_fixed_hostile_input() -> None:
+    events = [
+        make("file_edit", {"path": f"src/{HOSTILE}.py", "summary": "x"}),
+        make("git_commit", {"sha": "abc1234", "message": "m", "dir": f"/w/{HOSTILE}"}),
+        make("plan_exit", {"plan": "# Plan\n1. do it", "path": f"/plans/{HOSTILE}.md"}),
+    ]
+    for i, event in enumerate(events):
+        event.created_at = _stamp(i)
+        event.id = i + 1
+    xml = build_snapshot(events, session_id=f"sess-{HOSTILE}", compact_seq=1, budget=9000)
+    root = ET.fromstring(xml)  # well-formed, whatever the input
+    values = [v for el in root.iter() for v in el.attrib.values()]
+    assert f"src/{CLEAN}.py" in values
+    assert f"/plans/{CLEAN}.md" in values
+    # Written as entities inside attributes (double-quoted), never raw.
+    assert "q&quot;u&apos;o&lt;t&gt;e&amp;d" in xml
+    assert "\x01" not in xml and "\x7f" not in xml
+    from ctxmode.snapshot import provenance
+
+    handed = ET.fromstring(provenance(xml, from_session=f"from-{HOSTILE}", kind="end", seq=1,
+                                      taken_at=_stamp(9), reason="resume"))  # fmt: skip
+    assert handed.attrib["from_session"] == f"from-{CLEAN}"
+
+
+@pytest.mark.parametrize("budget", [1024, 2048, 4096])
+def test_hostile_attributes_never_break_the_document_when_cut(budget: int) -> None:
+    events = [make("file_edit", {"path": f"{HOSTILE * 30}/{k}.py", "summary": HOSTILE})
+              for k in range(40)]  # fmt: skip
+    for i, event in enumerate(events):
+        event.created_at = _stamp(i)
+        event.id = i + 1
+    xml = build_snapshot(events, session_id=HOSTILE, compact_seq=1, budget=budget)
+    assert len(xml.encode()) <= budget
+    ET.fromstring(xml)
