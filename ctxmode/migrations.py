@@ -197,7 +197,114 @@ def m001_initial(conn: Connection) -> None:
         conn.execute("INSERT INTO store_meta(key, value) VALUES ('fts', 'trigram')")
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial]
+# ---------------------------------------------------------------- m002: search the values
+
+# What search matches: the values of an event's data, as a person reads them, one per
+# line, unescaped ("src/app.py", not '{"path":"src/app.py"}'), so that `search path`
+# does not match every file event and a one-letter query does not match the "n" of an
+# escaped newline. JSON1's json_tree walks the document in order; booleans read
+# true/false, nulls and keys are left out. Data that is not JSON (cut by the store's
+# size ceiling) is taken as it is. Computed inside SQLite, by the triggers: the hook's
+# insert costs no Python and no json import.
+_TRIGGERS = (
+    "session_events_ai",
+    "session_events_ad",
+    "session_events_au",
+    "session_events_bd",
+    "session_events_bu",
+)
+# The newest events an upgrade indexes at once (~1 s on a slow disk): an upgrade runs in
+# the first hook after it, within that hook's deadline. The older ones, below the
+# smallest rowid of the index, are found by LIKE over the same values (Store.search)
+# until they age out (retention_days).
+UPGRADE_INDEX_ROWS = 50_000
+
+
+def values_sql(column: str) -> str:
+    """SQL for the searchable text of the JSON in ``column``: its values, one per line."""
+    return (
+        f"CASE WHEN json_valid({column}) THEN (\n"
+        "SELECT group_concat(CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'\n"
+        "ELSE j.value END, char(10))\n"
+        f"FROM json_tree({column}) AS j WHERE j.atom IS NOT NULL)\n"
+        f"ELSE {column} END"
+    )
+
+
+def json_available(conn: Connection) -> bool:
+    """Whether this SQLite has JSON1 (built in since 3.38; an option before)."""
+    try:
+        conn.execute("SELECT json_valid('{}'), (SELECT count(*) FROM json_tree('[1]'))").fetchone()
+    except _sqlite3.OperationalError:
+        return False
+    return True
+
+
+def install_fts(conn: Connection, from_id: int) -> None:
+    """(Re)create the search index over the events with ``id >= from_id``.
+
+    Contentless (``content=''``): the text, read from the view ``events_text``, is kept
+    only in the index, never stored twice. Every trigger skips the rows below
+    ``from_id`` (baked into its SQL), so a row is in the index exactly when its id is
+    at least ``from_id``, whatever is inserted or deleted later. The rows leave the
+    index *before* they leave the table (BEFORE triggers), while the view can still
+    give the very text they were indexed with.
+    """
+    for name in _TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    conn.execute("DROP TABLE IF EXISTS events_fts")
+    conn.execute("CREATE VIRTUAL TABLE events_fts USING fts5(text, content='', tokenize='trigram')")
+    start = int(from_id)
+
+    def when(row: str) -> str:
+        return f" WHEN {row}.id >= {start:d}" if start > 1 else ""
+
+    insert = (
+        "INSERT INTO events_fts(rowid, text) SELECT id, text FROM events_text WHERE id = new.id;"
+    )
+    delete = (
+        "INSERT INTO events_fts(events_fts, rowid, text) "
+        "SELECT 'delete', id, text FROM events_text WHERE id = old.id;"
+    )
+    for name, timing, row, body in (
+        ("session_events_ai", "AFTER INSERT", "new", insert),
+        ("session_events_bd", "BEFORE DELETE", "old", delete),
+        ("session_events_bu", "BEFORE UPDATE OF data", "old", delete),
+        ("session_events_au", "AFTER UPDATE OF data", "new", insert),
+    ):
+        conn.execute(
+            f"CREATE TRIGGER {name} {timing} ON session_events{when(row)} BEGIN\n{body}\nEND"
+        )
+    conn.execute(
+        "INSERT INTO events_fts(rowid, text) SELECT id, text FROM events_text WHERE id >= ?",
+        (start,),
+    )
+
+
+def reindex_fts(conn: Connection) -> None:
+    """Index every event again (benchmarks fill a store with the triggers off, then this)."""
+    install_fts(conn, 1)
+
+
+def m002_search_values(conn: Connection) -> None:
+    """Search the values of the event data, not its JSON text (keys, escapes).
+
+    The view ``events_text(id, text)`` gives each event's searchable text (the values;
+    the raw data where SQLite lacks JSON1); the FTS index and the LIKE fallback both
+    read it.
+    """
+    text = values_sql("data") if json_available(conn) else "data"
+    conn.execute(f"CREATE VIEW events_text(id, text) AS\nSELECT id, {text}\nFROM session_events")
+    has_fts = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_fts'"
+    ).fetchone()
+    if has_fts is None:
+        return  # a store without FTS5 searches with LIKE, over the same text
+    top = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM session_events").fetchone()[0])
+    install_fts(conn, max(1, top - UPGRADE_INDEX_ROWS + 1))
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_search_values]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1391,6 +1391,13 @@ class Store:
             self._fts = row is not None
         return self._fts
 
+    def _fts_from_id(self, high: int) -> int:
+        """The smallest event id in the FTS index: every event from there on is in it,
+        none before it (a large store upgraded from schema 1 indexed only its newest
+        events; see migrations.install_fts). ``high + 1`` for an empty index."""
+        row = self.conn.execute("SELECT rowid FROM events_fts ORDER BY rowid LIMIT 1").fetchone()
+        return int(row[0]) if row else high + 1
+
     def search(
         self,
         query: str,
@@ -1401,17 +1408,22 @@ class Store:
         since: str | None = None,
         limit: int = 20,
     ) -> list[SearchHit]:
-        """Events matching every term of ``query`` (substring, case-insensitive), best first.
+        """Events whose data *values* hold every term of ``query`` (substring,
+        case-insensitive), best first.
 
-        Terms (see :func:`parse_query`) of three or more characters go to the FTS5
-        trigram index, shorter ones to LIKE on its hits. SQLite walks the matches
+        What is searched is the text a person reads: the values of the event's JSON data,
+        one per line, unescaped (see ``migrations.values_sql``): no key names, no escape
+        sequences (the view ``events_text``). Terms (see :func:`parse_query`) of three or more characters go to the
+        FTS5 trigram index, shorter ones to LIKE on its hits. SQLite walks the matches
         newest first (the session and ``since`` filters become a rowid range) and stops
         after :data:`SEARCH_CANDIDATES` that pass the filters; those are ranked by
         :func:`blend` of BM25 relevance and age, ties to the newer event. (BM25's IDF
         still counts every match of each term once: ~0.1-0.4 s for terms found in a
-        fifth of a million events.) Without FTS5 (or on any FTS error) the same terms
-        run through LIKE, ranked by :func:`like_relevance`. An empty query lists the
-        newest events that pass the filters.
+        fifth of a million events.) Without FTS5 (or on any FTS error), and for the
+        events older than the index (a large store upgraded from schema 1 indexes only
+        its newest events), the same terms run through LIKE over the same values,
+        ranked by :func:`like_relevance`. An empty query lists the newest events that
+        pass the filters. Each hit's ``snippet`` is a window of those values.
         """
         return self._guard(self._search, query, session_id, category, type, since, limit)
 
@@ -1433,6 +1445,7 @@ class Store:
         if bounds is None:
             return []
         low, high = bounds
+        text = "t.text"  # events_text: the values of the event's data (migrations.m002)
         for column, value in (("session_id", session_id), ("category", category), ("type", type_)):
             if value is not None:
                 where.append(f"e.{column} = ?")
@@ -1440,49 +1453,58 @@ class Store:
         if since is not None:
             where.append("e.created_at >= ?")
             params.append(since)
-        rows: list[Any] | None = None
+        rows: list[Any] = []
+        like_high = high  # LIKE covers [low, like_high]: what the index does not
         if long_terms and self.fts_enabled():
             # Short terms cannot use the trigram index: LIKE checks them on the FTS hits.
             fts_where = list(where)
             fts_params = list(params)
             for term in terms:
                 if len(term) < 3:
-                    fts_where.append("e.data LIKE ? ESCAPE '\\'")
+                    fts_where.append(f"{text} LIKE ? ESCAPE '\\'")
                     fts_params.append(_like_pattern(term))
             try:
-                rows = self.conn.execute(
-                    f"SELECT {_E_COLUMNS}, "
-                    "-bm25(events_fts) FROM events_fts "
-                    "JOIN session_events e ON e.id = events_fts.rowid "
-                    "WHERE events_fts MATCH ? AND events_fts.rowid BETWEEN ? AND ? "
-                    + "".join(f" AND {w}" for w in fts_where)
-                    + " ORDER BY events_fts.rowid DESC LIMIT ?",
-                    [
-                        " ".join(_fts_string(t) for t in long_terms),
-                        low,
-                        high,
-                        *fts_params,
-                        candidates,
-                    ],
-                ).fetchall()
+                fts_from = self._fts_from_id(high)
+                start = max(low, fts_from)
+                if start <= high:
+                    rows = self.conn.execute(
+                        f"SELECT {_E_COLUMNS}, -bm25(events_fts), {text} FROM events_fts "
+                        "JOIN session_events e ON e.id = events_fts.rowid "
+                        "JOIN events_text t ON t.id = e.id "
+                        "WHERE events_fts MATCH ? AND events_fts.rowid BETWEEN ? AND ? "
+                        + "".join(f" AND {w}" for w in fts_where)
+                        + " ORDER BY events_fts.rowid DESC LIMIT ?",
+                        [
+                            " ".join(_fts_string(t) for t in long_terms),
+                            start,
+                            high,
+                            *fts_params,
+                            candidates,
+                        ],
+                    ).fetchall()
+                like_high = min(high, fts_from - 1)
             except _sqlite3.OperationalError:
-                rows = None  # e.g. this SQLite lacks fts5: LIKE gives the same hits
-        if rows is None:
+                rows = []  # e.g. this SQLite lacks fts5: LIKE gives the same hits
+        if low <= like_high:
             like_where = list(where)
             like_params = list(params)
             for term in terms:
-                like_where.append("e.data LIKE ? ESCAPE '\\'")
+                like_where.append(f"{text} LIKE ? ESCAPE '\\'")
                 like_params.append(_like_pattern(term))
-            rows = self.conn.execute(
-                f"SELECT {_E_COLUMNS}, 0.0 "
-                "FROM session_events e WHERE e.id BETWEEN ? AND ?"
+            found = self.conn.execute(
+                f"SELECT {_E_COLUMNS}, 0.0, {text} "
+                "FROM session_events e JOIN events_text t ON t.id = e.id "
+                "WHERE e.id BETWEEN ? AND ?"
                 + "".join(f" AND {w}" for w in like_where)
                 + " ORDER BY e.id DESC LIMIT ?",
-                [low, high, *like_params, candidates],
+                [low, like_high, *like_params, candidates],
             ).fetchall()
-            if rows:
-                average = sum(len(row[5]) for row in rows) / len(rows)
-                rows = [(*row[:-1], like_relevance(row[5], terms, average)) for row in rows]
+            if found:
+                average = sum(len(row[13] or "") for row in found) / len(found)
+                rows += [
+                    (*row[:12], like_relevance(row[13] or "", terms, average), row[13])
+                    for row in found
+                ]
         return self._rank(rows, terms, limit)
 
     @staticmethod
@@ -1499,7 +1521,7 @@ class Store:
             key=lambda item: (-item[0], -item[1]),
         )
         return [
-            SearchHit(_event_from_row(row), rank, make_snippet(row[5], terms))
+            SearchHit(_event_from_row(row), rank, make_snippet(str(row[13] or ""), terms))
             for rank, _, row in scored[: max(limit, 0)]
         ]
 

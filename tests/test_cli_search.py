@@ -178,19 +178,19 @@ def test_multi_line_and_list_data_are_shown_whole(project: Path) -> None:
         "    message: fix(rounding): half-up AND cents? -- closes #3\n"
         "    sha: 1a2b3c4\n"
         "\n"
-        "[4] 2026-12-02 14:02:00 UTC (AGE) · session aaaa1111 · file/file_edit · priority 2 (high)\n"
+        "[4] 2026-12-02 15:02:00 UTC (AGE) · session bbbb2222 · task/todo_write · priority 1 (critical)\n"
+        "    todos: - content: Write rounding tests, status: in_progress\n"
+        "           - content: Update CHANGELOG, status: pending\n"
+        "\n"
+        "[5] 2026-12-02 14:02:00 UTC (AGE) · session aaaa1111 · file/file_edit · priority 2 (high)\n"
         "    path: src/invoice/rounding.py\n"
         "    summary: use Decimal.quantize(ROUND_HALF_UP)\n"
         "\n"
-        "[5] 2026-12-02 14:03:00 UTC (AGE) · session aaaa1111 · error/tool_error · priority 1 (critical)\n"
+        "[6] 2026-12-02 14:03:00 UTC (AGE) · session aaaa1111 · error/tool_error · priority 1 (critical)\n"
         "    tool: Bash\n"
         "    key: pytest -q tests/test_rounding.py\n"
         "    error: AssertionError: 0.125 != 0.13\n"
         "           1 failed, 4 passed\n"
-        "\n"
-        "[6] 2026-12-02 15:02:00 UTC (AGE) · session bbbb2222 · task/todo_write · priority 1 (critical)\n"
-        "    todos: - content: Write rounding tests, status: in_progress\n"
-        "           - content: Update CHANGELOG, status: pending\n"
         "\n"
         "6 matches for 'rounding'. Narrow with --session ID, --category C, --type T or --since 24h.\n"
     )
@@ -278,7 +278,8 @@ def test_footer_says_when_more_exist(project: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["rounding"], [2, 1, 5, 3, 4, 8]),  # best first: the shortest data ranks highest
+        # Best first: the shortest text ranks highest (the values: keys do not count).
+        (["rounding"], [2, 1, 5, 8, 3, 4]),
         (["--session", SESSION_A, "rounding"], [2, 1, 5, 3, 4]),
         (["--session", "bbbb", "rounding"], [8]),  # a unique prefix, as shown in the output
         (["--category", "file", "rounding"], [2, 3]),
@@ -397,7 +398,8 @@ def test_json_shape(project: Path) -> None:
         "agent_type": None,
         "tool_use_id": None,
         "bytes_avoided": 0,
-        "snippet": '{"path":"**C:\\\\work**\\\\legacy\\\\rates.csv"}',
+        # The snippet shows the values as they read: no key, one backslash each.
+        "snippet": "**C:\\work**\\legacy\\rates.csv",
     }
     assert cli("search", "--project", str(project), "--json", "nothing-like-it").stdout == "[]\n"
 

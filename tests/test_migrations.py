@@ -84,19 +84,28 @@ SCHEMA_V1 = {
     ("index", "idx_resume_unclaimed"),
     ("table", "store_meta"),
 }
-FTS_OBJECTS = {
+FTS_OBJECTS_V1 = {
     ("table", "events_fts"),
     ("trigger", "session_events_ai"),
     ("trigger", "session_events_ad"),
+    ("trigger", "session_events_au"),
+}
+# m002: the searchable text of each event (its values), and the index over it.
+SCHEMA = SCHEMA_V1 | {("view", "events_text")}
+FTS_OBJECTS = {
+    ("table", "events_fts"),
+    ("trigger", "session_events_ai"),
+    ("trigger", "session_events_bd"),
+    ("trigger", "session_events_bu"),
     ("trigger", "session_events_au"),
 }
 
 
 def test_blank_store_gets_the_full_schema(tmp_path):
     conn = connect(tmp_path / "s.db")
-    assert migrate(conn) == SCHEMA_VERSION == 1
-    assert objects(conn) == SCHEMA_V1 | FTS_OBJECTS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert migrate(conn) == SCHEMA_VERSION == 2
+    assert objects(conn) == SCHEMA | FTS_OBJECTS
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
     assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # INCREMENTAL
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT value FROM store_meta WHERE key = 'fts'").fetchone()[0] == "trigram"
@@ -120,7 +129,7 @@ def test_migrate_twice_changes_nothing(tmp_path):
     conn = connect(tmp_path / "s.db")
     migrate(conn)
     before = conn.execute("SELECT sql FROM sqlite_master ORDER BY name").fetchall()
-    assert migrate(conn) == 1
+    assert migrate(conn) == SCHEMA_VERSION
     assert conn.execute("SELECT sql FROM sqlite_master ORDER BY name").fetchall() == before
 
 
@@ -129,17 +138,17 @@ def test_current_store_runs_no_migration_statement(tmp_path):
     conn = connect(tmp_path / "s.db")
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
-    assert migrate(conn) == 1
+    assert migrate(conn) == SCHEMA_VERSION
     assert statements == ["PRAGMA user_version"]
 
 
 def make_newer_store(path, kind: str) -> None:
-    if kind == "ours-v2":
+    if kind == "ours-next":
         store = Store.open(str(path))
         store.add_events(
             "s", [make("file_read", {"path": "a.py"})], source_hook="t", project_dir="/p"
         )
-        store.conn.execute("PRAGMA user_version = 2")
+        store.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
         store.close()  # checkpoints: the file holds everything
     else:
         conn = connect(path)
@@ -148,7 +157,7 @@ def make_newer_store(path, kind: str) -> None:
         conn.close()
 
 
-@pytest.mark.parametrize("kind", ["ours-v2", "foreign-v7"])
+@pytest.mark.parametrize("kind", ["ours-next", "foreign-v7"])
 def test_newer_store_raises_and_is_left_byte_for_byte(tmp_path, kind):
     path = tmp_path / "s.db"
     make_newer_store(path, kind)
@@ -177,7 +186,7 @@ def test_store_newer_than_the_steps_in_hand(tmp_path):
 
 def test_failed_step_leaves_the_previous_version_usable(tmp_path):
     conn = connect(tmp_path / "s.db")
-    migrate(conn)
+    migrate(conn, steps=migrations.MIGRATIONS[:1])
 
     def m002_broken(c):
         c.execute("CREATE TABLE half_done (x)")
@@ -205,12 +214,12 @@ def test_upgrade_keeps_data(tmp_path):
     )
     store.close()
 
-    def m002_add_tag(c):
+    def m003_add_tag(c):
         c.execute("ALTER TABLE session_meta ADD COLUMN tag TEXT")
         c.execute("UPDATE session_meta SET tag = 'migrated'")
 
     conn = connect(tmp_path / "s.db")
-    assert migrate(conn, steps=[migrations.m001_initial, m002_add_tag]) == 2
+    assert migrate(conn, steps=[*migrations.MIGRATIONS, m003_add_tag]) == SCHEMA_VERSION + 1
     assert conn.execute("SELECT session_id, tag FROM session_meta").fetchall() == [
         ("s1", "migrated")
     ]
@@ -236,9 +245,13 @@ def test_stale_version_read_is_rechecked_under_the_lock(tmp_path, monkeypatch):
         ran.append("m001")
         migrations.m001_initial(c)
 
-    assert migrate(conn, steps=[m001_spy]) == 1
-    assert ran == []  # the step did not run twice
-    assert objects(conn) == SCHEMA_V1 | FTS_OBJECTS
+    def m002_spy(c):
+        ran.append("m002")
+        migrations.m002_search_values(c)
+
+    assert migrate(conn, steps=[m001_spy, m002_spy]) == 2
+    assert ran == []  # no step ran twice
+    assert objects(conn) == SCHEMA | FTS_OBJECTS
 
 
 def test_parallel_threads_migrate_a_new_store_once(tmp_path):
@@ -263,9 +276,9 @@ def test_parallel_threads_migrate_a_new_store_once(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
-    assert versions == [1] * 8
+    assert versions == [SCHEMA_VERSION] * 8
     conn = connect(path)
-    assert objects(conn) == SCHEMA_V1 | FTS_OBJECTS
+    assert objects(conn) == SCHEMA | FTS_OBJECTS
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -283,7 +296,7 @@ store.close()
 def test_parallel_processes_migrate_a_new_store_once(tmp_path):
     path = str(tmp_path / "new" / "s.db")
     n = 12
-    assert race(OPEN_SCRIPT, n, path=path) == ["1"] * n
+    assert race(OPEN_SCRIPT, n, path=path) == [str(SCHEMA_VERSION)] * n
     store = Store.open(path)
     assert sorted(s["session_id"] for s in store.sessions()) == sorted(f"s{i}" for i in range(n))
     assert store.integrity_check() == "ok"
@@ -293,7 +306,7 @@ def test_no_fts_flag_builds_the_schema_without_fts(tmp_path, monkeypatch):
     monkeypatch.setenv("CTXMODE_NO_FTS", "1")
     conn = connect(tmp_path / "s.db")
     migrate(conn)
-    assert objects(conn) == SCHEMA_V1
+    assert objects(conn) == SCHEMA
     assert (
         conn.execute("SELECT value FROM store_meta WHERE key = 'fts'").fetchone()[0] == "disabled"
     )
@@ -304,8 +317,8 @@ def test_missing_fts_module_falls_back_without_fts(tmp_path, monkeypatch):
     broken = (migrations.FTS_SCHEMA[0].replace("fts5(", "fts5_not_built("),)
     monkeypatch.setattr(migrations, "FTS_SCHEMA", broken + migrations.FTS_SCHEMA[1:])
     conn = connect(tmp_path / "s.db")
-    assert migrate(conn) == 1
-    assert objects(conn) == SCHEMA_V1
+    assert migrate(conn) == SCHEMA_VERSION
+    assert objects(conn) == SCHEMA
     value = conn.execute("SELECT value FROM store_meta WHERE key = 'fts'").fetchone()[0]
     assert value == "unavailable: no such module: fts5_not_built"
     conn.close()

@@ -139,7 +139,11 @@ def fill_v1(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('last_prune', '1.0')")
 
 
-FILLERS: dict[int, Callable[[sqlite3.Connection], None]] = {1: fill_v1}
+# Version 2 (m002_search_values) changed only the search index: its tables and their
+# rows are those of version 1.
+fill_v2 = fill_v1
+
+FILLERS: dict[int, Callable[[sqlite3.Connection], None]] = {1: fill_v1, 2: fill_v2}
 
 
 # ---------------------------------------------------------------- test-only future steps

@@ -168,7 +168,7 @@ def test_creation_is_atomic_and_cleans_up(tmp_path, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setenv("CTXMODE_HOME", str(tmp_path / "ctxmode-home"))
     with Store.open(str(folder / "s.db")) as s:
-        assert s.schema_version() == 1
+        assert s.schema_version() == migrations.SCHEMA_VERSION
     assert listing(folder) == ["s.db"]
 
 
@@ -1104,7 +1104,7 @@ def test_recover_moves_corrupt_store_aside_and_starts_fresh(tmp_path, kind):
     for name, content in before.items():
         assert snapshot_of(tmp_path)[name.replace("s.db", stem)] == content
     assert add(s, "s", [read("a.py")]) == 1
-    assert s.schema_version() == 1 and s.integrity_check() == "ok"
+    assert s.schema_version() == migrations.SCHEMA_VERSION and s.integrity_check() == "ok"
     ((key, text),) = s.incidents()
     assert key.startswith("incident:") and stem in text and reason in text
     s.close()
@@ -1127,8 +1127,19 @@ def test_recover_never_moves_a_valid_store(tmp_path):
 def test_corruption_found_after_open_heals_once(tmp_path):
     path = tmp_path / "s.db"
     make_valid(path)
+    conn = _sqlite3.connect(str(path))
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    roots = [  # the events table and its indexes; the schema (sqlite_master) stays whole
+        r[0]
+        for r in conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE tbl_name = 'session_events' AND rootpage > 0"
+        )
+    ]
+    conn.close()
     data = bytearray(path.read_bytes())
-    data[8192:] = random.Random(2).randbytes(len(data) - 8192)  # pages 3+ destroyed
+    noise = random.Random(2)
+    for root in roots:
+        data[(root - 1) * page : root * page] = noise.randbytes(page)
     path.write_bytes(bytes(data))
     s = Store.open(str(path), recover=True)
     assert s.incident is None  # the header is fine: the damage shows on first use

@@ -4,7 +4,8 @@ This is what the snapshot's ``<lookup>`` hints run, through the model's Bash too
 the query is literal text (``:``, ``?``, ``'``, ``-``, ``AND``/``OR`` mean themselves)
 and the output must show the whole stored item, not a preview. Ranking and matching
 are the store's (:meth:`ctxmode.store.Store.search`): every word of the query must
-occur in the event's data, as a case-insensitive substring.
+occur in the values of the event's data (not its JSON keys or escapes), as a
+case-insensitive substring.
 """
 
 from __future__ import annotations
@@ -55,29 +56,17 @@ def find(
 ) -> list[SearchHit]:
     """The best ``limit`` hits for ``query``, best first.
 
-    Event data is stored as JSON, where a backslash is written ``\\\\``: a query holding
-    one (a Windows path, a regex) is also run in that form, so the text the user sees is
-    the text that matches.
+    The store matches the values of the event data as a person reads them (a backslash
+    is one backslash, a line break a line break), never its JSON keys or escapes.
     """
-    variants = [query]
-    escaped = query.replace("\\", "\\\\")
-    if escaped != query:
-        variants.insert(0, escaped)
-    best: dict[int, SearchHit] = {}
-    for variant in variants:
-        for hit in store.search(
-            variant,
-            session_id=session_id,
-            category=category,
-            type=type_,
-            since=since,
-            limit=limit,
-        ):
-            key = int(hit.id or 0)
-            if key not in best or hit.rank > best[key].rank:
-                best[key] = hit
-    ranked = sorted(best.values(), key=lambda h: (-h.rank, -int(h.id or 0)))
-    return ranked[:limit]
+    return store.search(
+        query,
+        session_id=session_id,
+        category=category,
+        type=type_,
+        since=since,
+        limit=limit,
+    )
 
 
 class Block:

@@ -29,9 +29,9 @@ sys.path.insert(0, str(REPO))
 
 from ctxmode import paths  # noqa: E402
 from ctxmode.migrations import SCHEMA_VERSION  # noqa: E402
-from tests.hooktools import SHIMS, hook_command, hook_env  # noqa: E402
+from tests.hooktools import FIXTURES, SHIMS, hook_command, hook_env  # noqa: E402
 
-STREAM = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.197" / "stream.print-mode.jsonl"
+STREAM = FIXTURES / "stream.print-mode.jsonl"
 PROJECT = "/home/dev/proj"
 # Tables whose rows are the user's data; FTS shadow tables are rebuilt from them.
 TABLES = ("session_events", "session_meta", "session_resume", "store_meta")
