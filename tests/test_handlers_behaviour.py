@@ -308,3 +308,56 @@ def test_hostile_attributes_never_break_the_document_when_cut(budget: int) -> No
     xml = build_snapshot(events, session_id=HOSTILE, compact_seq=1, budget=budget)
     assert len(xml.encode()) <= budget
     ET.fromstring(xml)
+
+
+# -- found by the mutation pass (scripts/mutation.sh) -----------------------------------
+
+
+def _save_compact_snapshot_aged(p: Project, session: str, age_seconds: float) -> None:
+    """A compaction snapshot of ``session`` as if stored ``age_seconds`` ago."""
+    from ctxmode.store import iso_utc
+
+    xml = build_snapshot([], session_id=session, compact_seq=1)
+    path = paths.store_path(str(p.dir), p.env)
+    with Store.open(path) as store:
+        store.save_resume(session, xml, 0, kind="compact", now=iso_utc(_NOW - age_seconds))
+
+
+_NOW = 1_780_000_000.0  # the clock the store is given below (no real time is read)
+
+
+@pytest.mark.parametrize(("age", "handed"), [(500.0, False), (700.0, True)])
+def test_another_sessions_compaction_snapshot_waits_out_its_grace(
+    age: float, handed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compaction snapshot belongs to its own session for 10 minutes (its SessionStart
+    is due); only one unclaimed after that goes to a new session that resumes."""
+    import ctxmode.store
+
+    monkeypatch.setattr(ctxmode.store.time, "time", lambda: _NOW)
+    p = Project(tmp_path)
+    p.write("other", "other.py")  # the store exists
+    _save_compact_snapshot_aged(p, "compacted", age)
+    context = p.hook("SessionStart", "newcomer", source="resume")
+    assert (context is not None) == handed
+    (row,) = p.resumes("compacted")
+    assert row["consumed"] == handed
+
+
+@pytest.mark.parametrize("event", ["PostToolUse", "UserPromptSubmit", "SessionEnd", "PreCompact"])
+def test_a_call_without_a_session_id_records_nothing(event: str, tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("s", "kept.py")
+    path = str(p.dir / "lost.py")
+    fields = {
+        "PostToolUse": {"tool_name": "Write", "tool_input": {"file_path": path, "content": ""},
+                        "tool_response": {"type": "create", "filePath": path}},
+        "UserPromptSubmit": {"prompt": "remember lost.py"},
+        "SessionEnd": {"reason": "other"},
+        "PreCompact": {"trigger": "auto"},
+    }[event]  # fmt: skip
+    assert p.hook(event, "", **fields) is None
+    with p.store() as store:
+        assert [s["session_id"] for s in store.sessions()] == ["s"]
+        assert store.resumes("") == []
+    assert "lost.py" not in p.everything()
