@@ -365,7 +365,9 @@ class _FixedClock(hookrun.Context):
         return self.left
 
 
-@pytest.mark.parametrize(("remaining", "expected_ms"), [(1.2, 700), (3.0, 2500), (0.3, 100)])
+@pytest.mark.parametrize(
+    ("remaining", "expected_ms"), [(1.2, 700), (3.0, 2500), (0.3, 100), (10.0, 3000)]
+)
 def test_the_wait_after_a_spool_import_ends_before_the_deadline(
     remaining: float, expected_ms: int, tmp_path: Path
 ) -> None:
