@@ -17,7 +17,8 @@ knows which kills landed. *Random-time kills*: SIGKILL sent at points spread ove
 life, which also land inside SQLite's own writes; how many land depends on the machine,
 so nothing is asserted about their number (only about what the store holds after them).
 
-Default run: a few dozen kills. ``-m slow`` (scripts/soak.sh): hundreds.
+The default run uses crash points only (a few dozen kills, no clock, no sleep); ``-m slow``
+(scripts/soak.sh) adds the random-time kills, hundreds of them, with a fresh seed each run.
 """
 
 from __future__ import annotations
@@ -164,10 +165,16 @@ def _assert_all_accounted(missing: list[str], root: Path, what: str) -> None:
 
 
 def _kill_rounds(
-    root: Path, rounds: int, writers: int, seed: int, spooled_every: int = 0
+    root: Path,
+    rounds: int,
+    writers: int,
+    seed: int,
+    spooled_every: int = 0,
+    timed_kills: bool = False,
 ) -> dict[str, int]:
-    """Rounds of ``writers`` concurrent PostToolUse hooks: a quarter of them kill themselves
-    at a crash point, a quarter are SIGKILLed at random times.
+    """Rounds of ``writers`` concurrent PostToolUse hooks: half of them kill themselves at
+    a crash point; with ``timed_kills`` (the soak) a quarter do, and a quarter are
+    SIGKILLed at random times.
 
     Every ``spooled_every`` rounds, a batch is put in the spool first (as a hook that met
     a locked store would), so that kills also land while hooks import the spool.
@@ -190,7 +197,7 @@ def _kill_rounds(
         started = time.monotonic()
         for proc in warmup:
             assert proc.wait(60) == 0
-            lifetimes.append(time.monotonic() - started)
+            lifetimes.append(time.monotonic() - started)  # read only with timed_kills
         ok.update(f"w{base - k}.py" for k in range(writers))
     lifetime = sorted(lifetimes)[len(lifetimes) // 2]
     for round_no in range(rounds):
@@ -201,11 +208,12 @@ def _kill_rounds(
             spooled.add(name)
         procs = []
         sure: set[str] = set()  # hooks that must die at their crash point
+        crashers = writers // 4 if timed_kills else writers // 2
         for k in range(writers):
             n += 1
             name, stdin = f"w{n}.py", _write(n, f"s{n % 3}")
-            if k < writers // 4:
-                spool_round = spooled and round_no % spooled_every == spooled_every - 1
+            if k < crashers:
+                spool_round = spooled_every and round_no % spooled_every == spooled_every - 1
                 points = SPOOL_POINTS if spool_round and k == 0 else SURE_POINTS
                 point = rng.choice(points)
                 procs.append((name, start_crashing("PostToolUse", stdin, env, point)))
@@ -215,8 +223,8 @@ def _kill_rounds(
                 procs.append((name, start_hook("PostToolUse", stdin, env)))
         figures["started"] += writers
         figures["crash_points"] += len(sure)
-        # Random-time kills, among the hooks without a crash point.
-        victims = rng.sample(procs[writers // 4 :], writers // 4)
+        # Random-time kills (the soak only), among the hooks without a crash point.
+        victims = rng.sample(procs[crashers:], writers // 4) if timed_kills else []
         started = time.monotonic()
         # Spread over a hook's whole life: start-up, parsing, opening, the transaction
         # (one kill in each slice of it, in random order).
@@ -268,7 +276,9 @@ def test_sigkill_during_concurrent_writes_loses_nothing_committed(tmp_path: Path
 @pytest.mark.slow
 def test_sigkill_soak(request, tmp_path: Path, capsys) -> None:
     seed = random.SystemRandom().randrange(2**32)
-    figures = _kill_rounds(tmp_path, rounds=150 * SCALE, writers=8, seed=seed, spooled_every=5)
+    figures = _kill_rounds(
+        tmp_path, rounds=150 * SCALE, writers=8, seed=seed, spooled_every=5, timed_kills=True
+    )
     with capsys.disabled():
         print(f"\n[crash] soak (seed {seed}): {figures}")
     assert figures["killed"] >= figures["crash_points"] >= 150 * SCALE
@@ -277,39 +287,46 @@ def test_sigkill_soak(request, tmp_path: Path, capsys) -> None:
 CREATION_POINTS = ("create_empty", "create_migrated", "before_commit")
 
 
-def _creation_kills(tmp_path: Path, iterations: int, seed: int) -> int:
+def _creation_kills(tmp_path: Path, iterations: int, seed: int, timed_kills: bool = False) -> int:
     """Kill hooks while they race to create a project's first store.
 
     Each round starts with a first hook killed at a crash point of its own creation
     (before its store is renamed into place, or before its first commit: a sure kill),
-    then 6 hooks race on what it left, one with a creation crash point (it lands if that
-    hook is the one that creates) and two SIGKILLed at random times. Returns the kills.
+    then 6 hooks race on what it left, two with a creation crash point (each lands if
+    that hook is the one that creates); with ``timed_kills`` (the soak) two more are
+    SIGKILLed at random times. Returns the kills.
     """
     rng = random.Random(seed)
     kills = 0
-    # The median life of 6 hooks racing to create a store, undisturbed: kills spread over it.
-    env = _env(tmp_path / "warmup")
-    warmup = [start_hook("PostToolUse", _write(k, "c"), env) for k in range(6)]
-    started = time.monotonic()
-    lives = []
-    for proc in warmup:
-        assert proc.wait(60) == 0
-        lives.append(time.monotonic() - started)
-    lifetime = sorted(lives)[3]
+    lifetime = 0.0
+    if timed_kills:
+        # The median life of 6 hooks racing to create a store, undisturbed: kills spread
+        # over it.
+        env = _env(tmp_path / "warmup")
+        warmup = [start_hook("PostToolUse", _write(k, "c"), env) for k in range(6)]
+        started = time.monotonic()
+        lives = []
+        for proc in warmup:
+            assert proc.wait(60) == 0
+            lives.append(time.monotonic() - started)
+        lifetime = sorted(lives)[3]
     for it in range(iterations):
         root = tmp_path / f"root{it}"
         env = _env(root)
         first = start_crashing("PostToolUse", _write(99, "c"), env, CREATION_POINTS[it % 3])
         assert first.wait(60) == -signal.SIGKILL
         kills += 1
-        point = rng.choice(CREATION_POINTS[:2])
-        procs = [("w0.py", start_crashing("PostToolUse", _write(0, "c"), env, point))]
-        procs += [(f"w{k}.py", start_hook("PostToolUse", _write(k, "c"), env)) for k in range(1, 6)]
-        started = time.monotonic()
-        delays = [(k + rng.random()) / 2 * lifetime for k in range(2)]
-        for delay, (_, proc) in zip(delays, rng.sample(procs[1:], 2), strict=True):
-            time.sleep(max(0.0, started + delay - time.monotonic()))
-            proc.send_signal(signal.SIGKILL)
+        procs = [
+            (f"w{k}.py", start_crashing("PostToolUse", _write(k, "c"), env, point))
+            for k, point in enumerate(rng.choices(CREATION_POINTS[:2], k=2))
+        ]
+        procs += [(f"w{k}.py", start_hook("PostToolUse", _write(k, "c"), env)) for k in range(2, 6)]
+        if timed_kills:
+            started = time.monotonic()
+            delays = [(k + rng.random()) / 2 * lifetime for k in range(2)]
+            for delay, (_, proc) in zip(delays, rng.sample(procs[2:], 2), strict=True):
+                time.sleep(max(0.0, started + delay - time.monotonic()))
+                proc.send_signal(signal.SIGKILL)
         ok = set()
         for name, proc in procs:
             code = proc.wait(60)
@@ -338,14 +355,18 @@ def test_sigkill_while_creating_the_store(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_sigkill_while_creating_the_store_soak(request, tmp_path: Path) -> None:
     seed = random.SystemRandom().randrange(2**32)
-    assert _creation_kills(tmp_path, iterations=100 * SCALE, seed=seed) >= 100, seed
+    kills = _creation_kills(tmp_path, iterations=100 * SCALE, seed=seed, timed_kills=True)
+    assert kills >= 100 * SCALE, seed
 
 
-def _snapshot_kills(root: Path, iterations: int, seed: int) -> dict[str, int]:
+def _snapshot_kills(
+    root: Path, iterations: int, seed: int, timed_kills: bool = False
+) -> dict[str, int]:
     """PreCompact killed, then SessionStart(compact) of the same session.
 
     Even rounds: at a crash point (before any commit, before its snapshot is saved, just
-    after); odd rounds: at a random time spread over an undisturbed PreCompact's life.
+    after); odd rounds: left alone, or with ``timed_kills`` (the soak) killed at a random
+    time spread over an undisturbed PreCompact's life.
     """
     rng = random.Random(seed)
     env = _env(root)
@@ -369,12 +390,13 @@ def _snapshot_kills(root: Path, iterations: int, seed: int) -> dict[str, int]:
             figures["crash_points"] += 1
         else:
             proc = start_hook("PreCompact", pre, env)
-            if lifetime == 0.0:
-                started = time.monotonic()
-                proc.wait(60)
-                lifetime = time.monotonic() - started
-            time.sleep(points[it] * lifetime)
-            proc.send_signal(signal.SIGKILL)
+            if timed_kills:
+                if lifetime == 0.0:
+                    started = time.monotonic()
+                    proc.wait(60)
+                    lifetime = time.monotonic() - started
+                time.sleep(points[it] * lifetime)
+                proc.send_signal(signal.SIGKILL)
         code = proc.wait(60)
         figures["precompact_killed" if code else "precompact_completed"] += 1
         result = run_hook("SessionStart", start, env=env)
@@ -405,14 +427,13 @@ def test_killed_precompact_never_leaves_a_half_snapshot(tmp_path: Path, capsys) 
     figures = _snapshot_kills(tmp_path, iterations=10, seed=5)
     with capsys.disabled():
         print(f"\n[crash] snapshots: {figures}")
-    assert figures["precompact_killed"] >= figures["crash_points"] == 5
+    assert figures == {"precompact_killed": 5, "precompact_completed": 5, "crash_points": 5}
 
 
 @pytest.mark.slow
 def test_killed_precompact_soak(request, tmp_path: Path, capsys) -> None:
-    figures = _snapshot_kills(
-        tmp_path, iterations=120 * SCALE, seed=random.SystemRandom().randrange(2**32)
-    )
+    seed = random.SystemRandom().randrange(2**32)
+    figures = _snapshot_kills(tmp_path, iterations=120 * SCALE, seed=seed, timed_kills=True)
     with capsys.disabled():
         print(f"\n[crash] snapshots soak: {figures}")
 
