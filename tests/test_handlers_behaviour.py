@@ -361,3 +361,30 @@ def test_a_call_without_a_session_id_records_nothing(event: str, tmp_path: Path)
         assert [s["session_id"] for s in store.sessions()] == ["s"]
         assert store.resumes("") == []
     assert "lost.py" not in p.everything()
+
+
+@pytest.mark.parametrize("demo", [False, True])
+def test_lookups_name_the_data_root_only_for_the_demo(demo: bool, tmp_path: Path) -> None:
+    """``ctxmode demo`` replays hooks in a throwaway data root, which the user's shell
+    does not know: only then do the snapshot's lookups start with ``CTXMODE_HOME=...``."""
+    p = Project(tmp_path)
+    if demo:
+        p.env["CTXMODE_LOOKUP_HOME"] = "1"
+    p.write("s", "a.py")
+    p.hook("PreCompact", "s", trigger="auto")
+    context = p.hook("SessionStart", "s", source="compact")
+    assert context is not None
+    lookups = [el.text or "" for el in ET.fromstring(context).iter("lookup")]
+    assert lookups
+    prefix = f"CTXMODE_HOME={p.env['CTXMODE_HOME']} "
+    assert all(text.startswith(prefix) == demo for text in lookups), lookups
+
+
+def test_a_hook_replaces_a_corrupt_store_and_records(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    path = Path(paths.store_path(str(p.dir), p.env))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 300)
+    p.write("s", "after.py")
+    assert [d["path"] for _, d in p.events("s")] == ["after.py"]
+    assert [n for n in path.parent.iterdir() if ".corrupt-" in n.name]
