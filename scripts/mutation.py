@@ -393,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, help="at most this many mutants per target")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument("--retest", type=Path, help="only the survivors of this earlier log")
     parser.add_argument("--log", type=Path, default=Path("mutation-report.tsv"))
     args = parser.parse_args(argv)
     summary = []
@@ -402,6 +403,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.sample and len(mutants) > args.sample:
             mutants = sorted(random.Random(args.seed).sample(mutants, args.sample),
                              key=lambda m: m.start)  # fmt: skip
+        if args.retest:
+            survived = {
+                line.split("\t", 1)[1]
+                for line in args.retest.read_text().splitlines()
+                if line.startswith("survived\t")
+            }
+            mutants = [m for m in mutants if m.describe() in survived]
         if args.list:
             for m in mutants:
                 print(m.describe())
