@@ -388,3 +388,40 @@ def test_a_hook_replaces_a_corrupt_store_and_records(tmp_path: Path) -> None:
     p.write("s", "after.py")
     assert [d["path"] for _, d in p.events("s")] == ["after.py"]
     assert [n for n in path.parent.iterdir() if ".corrupt-" in n.name]
+
+
+def test_every_lookup_is_a_command_the_shell_runs_as_written(tmp_path: Path) -> None:
+    """The project path is quoted for the shell (here with a space and a quote in it);
+    a path that needs no quoting is written as it is."""
+    import shlex
+
+    from ctxmode.handlers import search_command, shell_quote
+
+    p = Project(tmp_path / "it's a dir")
+    p.write("s", "a.py")
+    p.hook("PreCompact", "s", trigger="auto")
+    context = p.hook("SessionStart", "s", source="compact")
+    assert context is not None
+    lookups = [el.text or "" for el in ET.fromstring(context).iter("lookup")]
+    assert lookups
+    for text in lookups:
+        argv = shlex.split(text)
+        at = argv.index("search")
+        assert Path(argv[at - 1]).name == "ctxmode", text
+        assert argv[at + 1 : at + 3] == ["--project", str(p.dir)], text
+    assert shell_quote("/home/dev/proj-1_a.b") == "/home/dev/proj-1_a.b"
+    assert shell_quote("") == "''"
+    assert shlex.split(search_command("/x/it's"))[-2:] == ["--project", "/x/it's"]
+
+
+def test_the_configured_snapshot_budget_is_used(tmp_path: Path) -> None:
+    sizes = {}
+    for budget in (1024, None):
+        p = Project(tmp_path / str(budget), None if budget is None else {"snapshot_budget": budget})
+        for k in range(60):
+            p.write("s", f"src/module_{k:02d}/a_rather_long_file_name_{k}.py")
+        p.hook("PreCompact", "s", trigger="auto")
+        context = p.hook("SessionStart", "s", source="compact")
+        assert context is not None
+        sizes[budget] = len(context.encode())
+    assert sizes[1024] <= 1024 < sizes[None] <= 4096
