@@ -425,3 +425,19 @@ def test_the_configured_snapshot_budget_is_used(tmp_path: Path) -> None:
         assert context is not None
         sizes[budget] = len(context.encode())
     assert sizes[1024] <= 1024 < sizes[None] <= 4096
+
+
+def test_an_empty_spool_is_cleared_too(tmp_path: Path) -> None:
+    """A spool file with nothing to import (a torn write left only a newline) is taken
+    and removed like any other, not left behind."""
+    from ctxmode import spool
+
+    p = Project(tmp_path)
+    p.write("s", "first.py")  # the store exists
+    root = p.env["CTXMODE_HOME"]
+    live = Path(spool.spool_path(root, paths.store_path(str(p.dir), p.env)))
+    live.parent.mkdir(parents=True, exist_ok=True)
+    live.write_text("\n")
+    p.write("s", "second.py")
+    assert sorted(live.parent.iterdir()) == []
+    assert [d["path"] for _, d in p.events("s")] == ["first.py", "second.py"]
