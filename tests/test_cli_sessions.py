@@ -296,7 +296,7 @@ def test_purge_session_removes_rows_fts_and_space(populated: str, project: Path)
     assert result.exit_code == 0
     assert re.fullmatch(
         rf"session {NEW}: 403 events and 1 snapshot removed; "
-        r"store \S+ [KM]B -> \S+ KB\n",
+        r"store \S+ [KM]B -> \S+ KB; \S+ [KM]?B freed\n",
         result.output,
     ), result.output
 
@@ -323,8 +323,8 @@ def test_purge_session_removes_rows_fts_and_space(populated: str, project: Path)
 def test_purge_older_than(populated: str, project: Path) -> None:
     result = run("purge", "--older-than", "7", "--project", str(project))
     assert re.fullmatch(
-        r"1 session idle for more than 7 days removed; "
-        r"store \S+ \S+ -> \S+ \S+\n",
+        r"1 session idle for more than 7 days: 2 events and 1 snapshot removed; "
+        r"store \S+ \S+ -> \S+ \S+; \S+ [KM]?B freed\n",
         result.output,
     ), result.output
     assert _count(populated, "SELECT count(*) FROM session_meta WHERE session_id = ?", OLD) == 0

@@ -25,7 +25,7 @@ from ctxmode.cli.common import (
     resolve_session,
     store_path_for,
 )
-from ctxmode.doctor import file_size, human_size
+from ctxmode.doctor import human_size
 from ctxmode.store import Store, StoreError, parse_iso
 from ctxmode.wording import noun_for, plural
 
@@ -281,26 +281,30 @@ def _spool_files(root: str, store_path: str) -> list[str]:
     return sorted(os.path.join(folder, n) for n in names if n.startswith(stem))
 
 
-def _purge_rows(store: Store, session: str | None, older_than: float | None) -> str:
-    before = file_size(store.path)
+def _purge_rows(store: Store, root: str, session: str | None, older_than: float | None) -> str:
+    from ctxmode.purge import purge_sessions
+
     if session is not None:
         session_id = resolve_session(store, session)
-        snapshots = sum(1 for r in store.resumes(session_id))
-        events = store.purge_session(session_id)
-        what = (
-            f"session {session_id}: {plural(events, 'event')} and "
-            f"{plural(snapshots, 'snapshot')} removed"
-        )
+        report = purge_sessions(store, root, session_id=session_id)
+        what = f"session {session_id}: "
     else:
         assert older_than is not None
-        count = store.purge_older_than(older_than)
+        report = purge_sessions(store, root, older_than_days=older_than)
         days = noun_for(1 if older_than == 1 else 2, "day")
-        what = f"{plural(count, 'session')} idle for more than {older_than:g} {days} removed"
-    # Merge the FTS index (which drops the deleted entries' traces from its segments)
-    # and give the freed pages back to the file system.
-    store.vacuum(optimize_fts=True)
-    after = file_size(store.path)
-    return f"{what}; store {_human(before)} -> {_human(after)}"
+        what = (
+            f"{plural(len(report.session_ids), 'session')} idle for more than "
+            f"{older_than:g} {days}: "
+        )
+    what += f"{plural(report.events, 'event')} and {plural(report.snapshots, 'snapshot')} removed"
+    if report.spool_records:
+        what += f", {plural(report.spool_records, 'spooled hook call')} dropped"
+    if report.copies:
+        what += f", {plural(len(report.copies), 'quarantined file')} deleted"
+    return (
+        f"{what}; store {_human(report.store_before)} -> {_human(report.store_after)}; "
+        f"{_human(report.bytes_freed)} freed"
+    )
 
 
 @click.command(name="purge")
@@ -400,6 +404,6 @@ def purge_cmd(
         return
     try:
         with open_store(project_arg) as store:
-            click.echo(_purge_rows(store, session, older_than))
+            click.echo(_purge_rows(store, root, session, older_than))
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
