@@ -441,3 +441,101 @@ def test_an_empty_spool_is_cleared_too(tmp_path: Path) -> None:
     p.write("s", "second.py")
     assert sorted(live.parent.iterdir()) == []
     assert [d["path"] for _, d in p.events("s")] == ["first.py", "second.py"]
+
+
+def _spooled(p: Project) -> list[str]:
+    """The paths of the file events waiting in the spool."""
+    from ctxmode import spool
+
+    live = Path(spool.spool_path(p.env["CTXMODE_HOME"], paths.store_path(str(p.dir), p.env)))
+    if not live.exists():
+        return []
+    return [
+        json.loads(event["data"])["path"]
+        for line in live.read_text().splitlines()
+        if line.strip()
+        for event in json.loads(line)["events"]
+    ]
+
+
+def test_a_store_locked_at_open_spools_the_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxmode.store import StoreLocked
+
+    p = Project(tmp_path)
+    p.write("s", "first.py")
+
+    def locked(*args: Any, **kwargs: Any) -> Store:
+        raise StoreLocked("a migration holds the lock")
+
+    with monkeypatch.context() as m:
+        m.setattr(Store, "open", locked)
+        p.write("s", "while_locked.py")
+    assert _spooled(p) == ["while_locked.py"]
+    log = (Path(p.env["CTXMODE_HOME"]) / "logs" / "ctxmode.log").read_text()
+    assert "store locked; 1 event spooled" in log
+    p.write("s", "after.py")  # the next hook imports it
+    assert [d["path"] for _, d in p.events("s")] == ["first.py", "while_locked.py", "after.py"]
+    assert _spooled(p) == []
+
+
+def test_a_failed_spool_import_gives_the_spool_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The import meets a locked store: what it had claimed goes back to the live spool
+    (with this call's own events), whole, for the next hook."""
+    from ctxmode.store import StoreLocked
+
+    p = Project(tmp_path)
+    p.write("s", "first.py")
+    with monkeypatch.context() as m:
+        m.setattr(Store, "open", lambda *a, **k: (_ for _ in ()).throw(StoreLocked("x")))
+        p.write("s", "spooled.py")
+    assert _spooled(p) == ["spooled.py"]
+
+    def locked(self: Store, *args: Any, **kwargs: Any) -> int:
+        raise StoreLocked("someone else holds the lock")
+
+    with monkeypatch.context() as m:
+        m.setattr(Store, "add_batches", locked)
+        p.write("s", "during.py")
+    assert sorted(_spooled(p)) == ["during.py", "spooled.py"]
+    spool_dir = Path(p.env["CTXMODE_HOME"]) / "spool"
+    assert [f.name for f in spool_dir.iterdir() if ".taking" in f.name] == []
+    p.write("s", "after.py")
+    assert sorted(d["path"] for _, d in p.events("s")) == [
+        "after.py", "during.py", "first.py", "spooled.py",
+    ]  # fmt: skip
+
+
+def test_compaction_snapshots_are_numbered_per_session(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    for k in (1, 2):
+        p.write("s", f"f{k}.py")
+        p.hook("PreCompact", "s", trigger="auto")
+        context = p.hook("SessionStart", "s", source="compact")
+        assert context is not None
+        assert ET.fromstring(context).attrib["compaction"] == str(k)
+    assert [r["compact_seq"] for r in p.resumes("s")] == [1, 2]
+
+
+@pytest.mark.parametrize(("source", "pruned"), [("startup", True), ("resume", False),
+                                                 ("clear", False), (None, True)])  # fmt: skip
+def test_idle_sessions_are_pruned_when_a_session_starts_up(
+    source: str | None, pruned: bool, tmp_path: Path
+) -> None:
+    from ctxmode.store import iso_utc
+
+    p = Project(tmp_path, {"retention_days": 7})
+    p.write("current", "now.py")
+    old = make("file_read", {"path": "old.py"})
+    with Store.open(paths.store_path(str(p.dir), p.env)) as store:
+        store.add_events("idle", [old], source_hook="PostToolUse", project_dir=str(p.dir),
+                         now=iso_utc(_NOW - 30 * 86400))  # fmt: skip
+    fields = {} if source is None else {"source": source}
+    p.hook("SessionStart", "another", **fields)
+    with p.store() as store:
+        left = {s["session_id"] for s in store.sessions()}
+    assert ("idle" not in left) == pruned
+    assert "current" in left
