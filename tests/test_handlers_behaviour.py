@@ -539,3 +539,31 @@ def test_idle_sessions_are_pruned_when_a_session_starts_up(
         left = {s["session_id"] for s in store.sessions()}
     assert ("idle" not in left) == pruned
     assert "current" in left
+
+
+def _log_text(p: Project) -> str:
+    log = Path(p.env["CTXMODE_HOME"]) / "logs" / "ctxmode.log"
+    return log.read_text() if log.exists() else ""
+
+
+def test_without_precompact_the_snapshot_is_built_on_the_spot(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("s", "only.py")  # one event, and PreCompact never ran (or failed)
+    context = p.hook("SessionStart", "s", source="compact")
+    assert context is not None and "only.py" in context
+    (row,) = p.resumes("s")
+    assert row["consumed"] and row["kind"] == "compact"
+    # Delivered once: nothing happened since, so the next one prints nothing.
+    assert p.hook("SessionStart", "s", source="compact") is None
+    p.write("s", "later.py")
+    again = p.hook("SessionStart", "s", source="compact")
+    assert again is not None and "later.py" in again
+    assert "ERROR" not in _log_text(p)
+
+
+def test_a_compaction_of_a_session_without_events_prints_nothing(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("other", "other.py")
+    assert p.hook("SessionStart", "empty", source="compact") is None
+    assert p.resumes("empty") == []
+    assert "ERROR" not in _log_text(p)
