@@ -1,13 +1,28 @@
-"""Secret masking and ``<private>`` stripping (pure), applied before anything is stored.
+"""Secret masking, ``<private>`` stripping and safe cutting (pure).
 
-``mask`` runs on every event of every hook, so the common case must cost next to
-nothing: a lower-cased copy of the text is searched (in C, ``str.__contains__``) for a
-few marker substrings, and only a rule whose marker is present runs. ``re`` is imported,
-and each rule compiled, the first time a rule is needed, then cached for the process.
-A hook whose events carry no marker never imports ``re`` at all.
+Where it runs: :func:`ctxmode.extract.masked` is the one choke point. It removes
+``<private>`` spans from every string of a hook payload and masks each string *whole*,
+before any extractor reads it, so every later cut (an error line, a sentence, a
+snippet) works on text whose secrets are already gone: a cut can no longer leave the
+head of a secret that its pattern would not match any more. The dispatcher masks each
+event again, and :func:`cut_at` keeps cuts out of ``[REDACTED:…]`` markers.
+
+Secrets are recognised by structure, not by values: known provider prefixes and their
+shapes; credential-like names before an assignment, a flag, a header, an XML element
+or a ``.netrc`` entry; URL userinfo and credential-like query parameters; command lines
+that take a password (``mysql -pX``, ``docker login -p X``, ``curl -u user:X``); key
+words in prose ("my password is X", "use token X"), where a weak context also asks for
+a value that looks random; and long random-looking values assigned to any name.
+
+``mask`` runs on every string of every hook, so the common case must cost next to
+nothing: a lower-cased copy of the text is searched (in C, ``str.__contains__``) for
+marker substrings, and only a rule whose marker is present runs. ``re`` is imported, and
+each rule compiled, the first time a rule is needed, then cached for the process. A
+hook whose strings carry no marker never imports ``re`` at all.
 
 Masks read ``[REDACTED:<kind>]``. The rules also see text that is already JSON-encoded
-(an event's ``data``), where quotes arrive as ``\\"`` and newlines as ``\\n``.
+(an event's ``data``), where quotes arrive as ``\\"`` and newlines as ``\\n``: no rule
+lets a masked value run across a ``"`` or a backslash, so masked JSON stays valid.
 """
 
 from __future__ import annotations
@@ -16,48 +31,85 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from re import Match, Pattern
+    from typing import Any
 
     Rule = tuple[str, str, tuple[str, ...], str, str | Callable[[Match[str]], str]]
 
 PREFIX = "[REDACTED:"
 
 # A token starts at a boundary: not after a letter or digit, except after a JSON escape
-# such as the ``\n`` in ``"line\nghp_…"`` (its ``n`` is no part of the token).
-_LB = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
+# such as the ``\n`` in ``"line\nghp_…"`` (its ``n`` is no part of the token) or a URL
+# escape such as the ``%3D`` in ``token%3Dghp_…``.
+_LB = r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))"
+_RB = r"(?![A-Za-z0-9_])"
 
-# Names whose value is a credential: *_TOKEN, *_SECRET, *_KEY, *PASSWORD, PASSWD, PWD,
-# CREDENTIALS, api_key / apiKey … (matched case-insensitively). The pattern starts at the
-# keyword that ends the name, not at the name: whatever precedes it is kept as it is, and
-# the regex engine does not try every word of the text as a possible name.
+# Names whose value is a credential: *_TOKEN, *_SECRET, *PASSWORD, *PASSWD, *_PASS,
+# smtpPass, *PASSPHRASE, PWD, CREDENTIALS, *_AUTH, *_KEY with a qualifier (api_key, apiKey,
+# AccountKey, SIGNING_KEY …), matched case-insensitively. The pattern starts at the
+# keyword that ends the name, not at the name: whatever precedes it is kept as it is,
+# and the regex engine does not try every word of the text as a possible name.
 _CRED_WORD = (
-    r"(?:token|secret|passw(?:or)?d|pwd|credentials?"
-    r"|(?:[_.-]|api|access|private|secret|client)key)"
+    r"(?:token|secret|passw(?:or)?d|pass(?:phrase|code)|(?<![a-z0-9])pass|pwd|(?<![a-z0-9])pw"
+    r"|credentials?|(?<![a-z0-9])creds|auth|(?-i:(?<=[a-z0-9])(?:Pass|Creds))"
+    r"|(?:[_.-]|api|access|private|secret|client|account|master|signing|encryption|session"
+    r"|license|app|auth|service|subscription|webhook|consumer|shared)key"
+    r"|[_.-]key[_.-]data)"
 )
-# A value: double-quoted (also as JSON-escaped \"…\"), single-quoted, or a bare run.
-# In JSON-encoded text a bare `"` is the end of a JSON string when one of `,:}]` follows:
-# a value never opens on one nor runs across one, or masking would break the JSON.
+# A bare value runs to whitespace or a quote. It ends early at what ends a value in its
+# usual surroundings: a ``;`` before another ``name=`` (a connection string), a ``,``
+# before a space or another ``name=``, a closing bracket before a separator, a shell
+# operator. A password may hold all of these characters elsewhere, so they do not end
+# it there; nor does ``&`` (a query string is the URL rule's). It never opens on a
+# bracket (``auth: {`` is a structure, not a value).
+_BARE = (
+    r"(?:[^\s'\"\\<>`&;,|(){}\[\]]"
+    r"(?:[^\s'\"\\<>`&;,|)}\]]|&(?![\s&|]|$)|;(?![\w.\[\]-]+=)|,(?![\s\w.-]*=|\s|$)"
+    r"|[)}\]](?![\s,;)}\].|]|$)|\|(?!\s))*)"
+)
+# A value: double-quoted (also as JSON-escaped \"…\"), single-quoted, or a bare run. A
+# quoted value left open (a cut text) runs to the end of its line. In JSON-encoded text
+# a bare `"` is the end of a JSON string when one of `,:}]` follows: a value never opens
+# on one nor runs across one, or masking would break the JSON.
 _VALUE = (
-    r"(?:(?P<dq>\\*\")(?P<v1>(?![,:}\]])(?:\\.|[^\"\\\n])*?)(?P=dq)"
-    r"|(?P<sq>\\*')(?P<v2>(?:[^'\n\"\\]|\\.|\"(?![,:}\]]))*?)(?P=sq)"
-    r"|(?P<v3>[^\s'\"\\,;&|)}\]<>`]+))"
+    r"(?:(?P<dq>\\*\")(?P<v1>(?![,:}\]])(?:\\.|[^\"\\\n])*?)(?:(?P=dq)|(?=\n)|\Z)"
+    r"|(?P<sq>\\*')(?P<v2>(?:[^'\n\"\\]|\\.|\"(?![,:}\]]))*?)(?:(?P=sq)|(?=\n)|\Z)"
+    r"|(?P<v3>" + _BARE + r"))"
 )
 # An optional quote that opens a value; never the quote that closes a JSON string.
 _OPEN_QUOTE = r"(?:\\*[\"'](?![,:}\]]))?"
-_TRIVIAL = frozenset({"", "null", "none", "true", "false", "undefined", "nil", "''", '""'})
+_TRIVIAL = frozenset(
+    {"", "null", "none", "true", "false", "undefined", "nil", "''", '""', "yes", "no"}
+)
+# Punctuation that ends a sentence after a bare value rather than belonging to it.
+_TRAIL = ".,;:"
 
 
-def _keep_value(m: Match[str]) -> str:
-    """Replace only the value of a ``name = value`` match, keeping name and quotes."""
-    for group in ("v1", "v2", "v3"):
-        value = m.group(group)
-        if value is not None:
+def _masked_value(kind: str) -> Callable[[Match[str]], str]:
+    """A replacement that masks only the value group of a match, keeping the rest."""
+
+    def repl(m: Match[str]) -> str:
+        for group in ("v1", "v2", "v3", "v"):
+            try:
+                value = m.group(group)
+            except IndexError:
+                continue
+            if value is None:
+                continue
             if value.lower() in _TRIVIAL or value.startswith(PREFIX):
                 return m.group(0)
             start, end = m.span(group)
+            if group in ("v3", "v"):
+                while end > start + 1 and m.string[end - 1] in _TRAIL:
+                    end -= 1
             base = m.start(0)
             whole = m.group(0)
-            return whole[: start - base] + PREFIX + "credential]" + whole[end - base :]
-    return m.group(0)
+            return whole[: start - base] + PREFIX + kind + "]" + whole[end - base :]
+        return m.group(0)
+
+    return repl
+
+
+_keep_value = _masked_value("credential")
 
 
 def _header(m: Match[str]) -> str:
@@ -68,22 +120,251 @@ def _header(m: Match[str]) -> str:
 
 
 def _userinfo(m: Match[str]) -> str:
-    scheme, info = m.group(1), m.group(2)
+    scheme, info = m.group(1), m.group(2) or m.group(3)
+    if info.startswith(PREFIX) and info.endswith("]"):
+        return m.group(0)
     if ":" in info or scheme.lower().rstrip(":/") in ("http", "https", "ftp", "ftps"):
         return scheme + PREFIX + "url-credentials]@"
     return m.group(0)  # ssh://git@host: a user name, not a secret
 
 
-_CRED_PATTERN = (
-    # NAME=value, NAME: value, "name": "value", --name=value, and --name value.
-    r"(?i)(?:" + _CRED_WORD + r"\\*[\"']?\s*(?:=(?!=)|:(?![:/]))"
-    r"|(?<![A-Za-z0-9_-])--?[A-Za-z0-9_-]*?" + _CRED_WORD + r"\s+(?!-))\s*" + _VALUE
+def _url_param(m: Match[str]) -> str:
+    if _secret_param(m.group("name")):
+        return m.group("name") + "=" + PREFIX + "url-param]"
+    return m.group(0)
+
+
+# Words after "password is" that describe it rather than being it.
+_DESCRIPTIVE = """a an the is was be been being not no none null empty blank set unset stored saved
+    kept hidden masked encrypted hashed required optional missing wrong incorrect invalid
+    correct right valid expired changed reset rotated same different too very still also
+    now here there in on at for to from with without and or but of that this it its your
+    my our their his her weak strong long short secure insecure protected visible shown
+    field input prompt manager policy hash length below above ok okay fine good bad new
+    old default generated random available unavailable needed used using via by if when
+    where which what who should must will would can could may might please thanks
+    string str int integer number bool boolean bytes any object optional secretstr char
+    text varchar broken working locked disabled enabled too_short weak compromised leaked
+    case sensitive"""
+_NOT_A_VALUE = frozenset(_DESCRIPTIVE.split())
+_STRONG = ("pass", "pwd", "pw", "pin", "secret", "cred")
+
+
+def looks_random(value: str) -> bool:
+    """Whether a word looks like a generated secret rather than a word, a name or a path."""
+    if len(value) < 6 or value.startswith(PREFIX) or value.lower() in _NOT_A_VALUE:
+        return False
+    if value[0] in "/~." or "://" in value:
+        return False  # a path or a URL (URLs have rules of their own)
+    if "(" in value or ")" in value or "[" in value or "{" in value:
+        return False  # code: compute(), items[0]
+    digits = sum(c.isdigit() for c in value)
+    alpha = sum(c.isalpha() for c in value)
+    if digits and alpha:
+        return True
+    if alpha and len(value) >= 8 and any(not c.isalnum() and c not in "-_." for c in value):
+        return True
+    upper = sum(c.isupper() for c in value)
+    if len(value) >= 16 and upper and alpha - upper and not (upper == 1 and value[0].isupper()):
+        return True  # mixed case inside a long word: not a name like "DbPassword"
+    return len(value) >= 24 and alpha == len(value)
+
+
+def _prose(m: Match[str]) -> str:
+    """ "my password is X", "use token X": X masked when the context or X itself says so.
+
+    A strong context (a password word and a link such as "is" or ":", or a ``.netrc``
+    entry) masks any value but a word that describes it ("is wrong"); a weak one
+    ("token X", "the key is X") only a value that looks generated.
+    """
+    value = m.group("v")
+    core = value.rstrip(_TRAIL + "!?)]}")
+    if not core or PREFIX in core or not m.group("link"):
+        return m.group(0)
+    kw = m.group("kw").lower()
+    conn = (m.group("conn") or "").strip()
+    if kw in ("machine", "login"):
+        strong = True
+    elif kw in ("key", "pin") and not conn:
+        return m.group(0)  # "pin node@20", "ssh key id_ed25519": verbs and names
+    elif kw == "pin" and conn in (":", "="):
+        strong = core.isdigit() and 4 <= len(core) <= 8  # PIN: 4821, not pin = 18
+        if not strong:
+            return m.group(0)
+    else:
+        strong = bool(conn) and kw.startswith(_STRONG)
+    if strong:
+        if core.lower() in _NOT_A_VALUE:
+            return m.group(0)
+    elif not looks_random(core):
+        return m.group(0)
+    start = m.start("v") - m.start(0)
+    whole = m.group(0)
+    return whole[:start] + PREFIX + "credential]" + whole[start + len(core) :]
+
+
+# Names of values that are identifiers or digests, never secrets, however random.
+_DIGEST_NAMES = (
+    "sha", "hash", "sum", "digest", "integrity", "commit", "rev", "etag", "uuid", "guid",
+    "version", "id", "ids", "ref", "checksum", "fingerprint", "path", "dir", "file", "url",
+    "uri", "name", "image", "tag", "branch", "cursor",
+)  # fmt: skip
+
+
+def _random_value(m: Match[str]) -> str:
+    """``NAME=<40 random characters>``: masked when the value looks generated."""
+    value = m.group("v")
+    name = m.group("name").lower().rstrip("_-.")
+    if value.startswith(PREFIX) or name.endswith(_DIGEST_NAMES):
+        return m.group(0)
+    body = value.rstrip("=")
+    has_digit = any(c.isdigit() for c in body)
+    has_upper = any(c.isupper() for c in body)
+    has_lower = any(c.islower() for c in body)
+    if not (has_digit and has_upper and has_lower) or len(set(body)) < 12:
+        return m.group(0)
+    start = m.start("v") - m.start(0)
+    return m.group(0)[:start] + PREFIX + "secret]"
+
+
+# What may follow the credential word at the end of a name: SECRET_KEY_BASE, TOKEN_2.
+_CRED_SUFFIX = (
+    r"(?:[_.-]?(?:base|value|data|b64|base64|hex|raw|str|string|plain|text|enc|encrypted"
+    r"|[0-9]{1,2})(?![A-Za-z0-9]))?"
 )
+_CRED_PATTERN = (
+    # NAME=value, NAME: value, "name": "value", env["NAME"] = value, name := value,
+    # name => value, password: str = "value", --name=value, --name value, -storepass value
+    # and argv lists ["--password", "value"].
+    r"(?i)(?:" + _CRED_WORD + _CRED_SUFFIX + r"(?:\\*[\"'])?\]?"
+    r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|]*(?:[ \t]*=[ \t]*(?=\\*[\"'])|[ \t]+=[ \t]+)"
+    r"|[ \t]*(?:=>|:=|=(?!=)|:(?![:/])))"
+    r"|(?<![A-Za-z0-9_-])--?[A-Za-z0-9_-]*?(?:" + _CRED_WORD + r"|pass)"
+    r"(?:[ \t]+|\\*[\"'][ \t]*,[ \t]*(?=\\*[\"'][^\"'\\\n]*\\*[\"'][ \t]*[,\]]))(?!-))"
+    r"[ \t]*" + _VALUE
+)
+# "pass" alone is in "passed" and "bypass": only the spellings that can end a name.
+_CRED_MARKERS = (
+    "token", "secret", "passw", "passph", "passco", "pass=", "pass:", 'pass"', "pass'",
+    "pass ", "pass\t", "pass\\", "pwd", "pw=", "pw:", "pw ", 'pw"', "cred", "auth",
+)  # fmt: skip
+_KEY_MARKERS = (
+    "_key", "-key", ".key", "apikey", "accesskey", "privatekey", "clientkey", "secretkey",
+    "accountkey", "masterkey", "signingkey", "encryptionkey", "sessionkey", "licensekey",
+    "appkey", "authkey", "servicekey", "subscriptionkey", "webhookkey", "consumerkey",
+    "sharedkey",
+)  # fmt: skip
+
+# Commands that take a password as an argument: the prefix up to the value.
+_CMD_PASSWORD = (
+    r"(?i)(?:\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]{0,300}?\s-p(?=[^\s-])"
+    r"|\blogin\b[^\n|;&]{0,300}?\s-p\s+"
+    r"|\bsshpass\s+-p\s*"
+    r"|\bredis-cli\b[^\n|;&]{0,300}?\s-a\s+"
+    r"|\bsqlcmd\b[^\n|;&]{0,300}?\s-P\s+"
+    r"|\bldap\w+\b[^\n|;&]{0,300}?\s-w\s+"
+    r"|\bmongo\w*\b[^\n|;&]{0,300}?\s-p\s+"
+    r"|\bssh-keygen\b[^\n|;&]{0,300}?\s-[NP]\s+"
+    r"|\b(?:un)?zip\b[^\n|;&]{0,300}?\s-P\s+"
+    r"|\b7za?\b[^\n|;&]{0,300}?\s-p(?=\S)"
+    r"|\badd-(?:generic|internet)-password\b[^\n|;&]{0,300}?\s-w\s+"
+    r"|\bhtpasswd\s+-\w*b\w*\s+\S+\s+\S+\s+"
+    r"|\b(?:echo|printf)\s+(?=\S+\s*\|[^\n]*--password-stdin)"
+    r"|--password-stdin\s*<<<\s*"
+    r"|\b(?:smb\w*|rpcclient)\b[^\n|;&]{0,300}?\s-U\s+[^\s%]+%"
+    r"|\b(?:config(?:ure)?|secrets?|vars?|variables?)\s+(?:set|add|put|create)\s+"
+    r"(?:\S+\s+){0,3}?[^\s=]*?" + _CRED_WORD + r"(?:\\*[\"'])?\s+(?!-)"
+    r"|\bsecret\s+set\s+\S+\s+(?:--body|-b)[\s=]+"
+    r")" + _VALUE
+)
+
+# The rest of a header's value: to the end of its line or quote, or to a shell operator
+# (a header written unquoted in a command line).
+_HEADER_REST = r"(?:(?!\s+(?:&&|\|\|?|;)\s)[^\n'\"\\])*"
+_CALL_PATTERN = (
+    r"(?i)" + _CRED_WORD + r"(?P<q1>\\*[\"'])\s*,\s*(?P<q2>\\*[\"'])"
+    r"(?P<v>(?!\[REDACTED:)[^\"'\\\n]+)(?P=q2)\s*\)"
+)
+_KV_PATTERN = (
+    r"(?i)\b(?:key|name)\s*=\s*\\*[\"'][\w.:-]*?" + _CRED_WORD + r"\\*[\"']\s+value\s*=\s*"
+    r"\\*[\"'](?P<v>(?!\[REDACTED:)[^\"'\\<>]+)"
+)
+_PROSE_PATTERN = (
+    r"(?i)(?<![\w-])(?P<kw>pass(?:word|phrase|wd|code)?|pwd|pw|pin|secret(?:[ _-]?key)?"
+    r"|(?:api|access|auth|private|secret|license|deploy|bot)[ _-]?(?:key|token)"
+    r"|token|key|credentials?)"
+    # Either up to four words then a link ("for the staging db is", ":"), or a space.
+    r"(?P<link>(?:(?:[ \t]+(?!(?:is|was)\b)[\w.@/-]+){0,4}?"
+    r"(?P<conn>[ \t]*(?:(?:(?:is|was)(?:[ \t]+now)?|will[ \t]+be|should[ \t]+be|set[ \t]+to)"
+    r"(?![\w-])[ \t]*:?|[=:]))"
+    r"|[ \t]+)"
+    r"[ \t]*[\"'`\u201c\u2018]?)"
+    r"(?P<v>(?![=:]|\[REDACTED:)[^\s\"'`\u201d\u2019<>\\]+)"
+)
+_RANDOM_PATTERN = (
+    r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,60})(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?"
+    r"(?P<v>[A-Za-z0-9+_-]{20,}={0,2})(?![\w+/=-])"
+)
+
+_B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+_KEY_TAILS = "\x00key-tails"
+
+
+def _key_tails(text: str) -> tuple[str, int]:
+    """Mask what is left of private-key blocks whose BEGIN line was cut off: each END
+    line and the run of base64 lines (raw or JSON-escaped newlines) before it.
+
+    Done by hand: a regex for "base64 lines, then an END line" backtracks through every
+    long run of letters in the text, quadratically.
+    """
+    out: list[str] = []
+    pos = 0
+    count = 0
+    while True:
+        i = text.find("-----END", pos)
+        if i < 0:
+            break
+        j = text.find("-----", i + 8)
+        label = text[i + 8 : j] if j >= 0 else ""
+        if j < 0 or "PRIVATE KEY" not in label or len(label) > 40:
+            out.append(text[pos : i + 8])
+            pos = i + 8
+            continue
+        start = i
+        while start > pos:
+            c = text[start - 1]
+            if c in "rn" and start - 2 >= pos and text[start - 2] == "\\":
+                slashes = 1
+                while start - 2 - slashes >= pos and text[start - 2 - slashes] == "\\":
+                    slashes += 1
+                if slashes % 2 == 0:
+                    break  # "\\n": an escaped backslash, then the letter n
+                start -= 2  # a JSON-escaped line break
+            elif c in _B64 or c in "\r\n":
+                start -= 1
+            else:
+                break
+        while start < i and text[start] in "\r\n":
+            start += 1  # the line break before the body stays
+        slashes = 0
+        while start - slashes - 1 >= pos and text[start - slashes - 1] == "\\":
+            slashes += 1
+        start -= slashes % 2  # never split an escape such as "\t" in JSON text
+        out.append(text[pos:start])
+        out.append(PREFIX + "private-key]")
+        count += 1
+        pos = j + 5
+    out.append(text[pos:])
+    return "".join(out), count
+
+
 # (kind, gate, markers, pattern, replacement): a rule runs when ``gate`` and one of its
-# ``markers`` (if any) occur in the lower-cased text. The gate lets one scan rule out a
-# family of markers; together they keep the no-secret case to ~20 substring searches.
+# ``markers`` (if any) occur in the lower-cased text; the gate ``_RUN`` asks for a run
+# of 20 or more token characters instead. The gate lets one scan rule out a family of
+# markers; together they keep the no-secret case to a few dozen substring searches.
 # Order matters: whole blocks and provider tokens first, so a specific kind wins over
-# the generic "credential" of NAME=value.
+# the generic "credential" of NAME=value; free text and random values last.
+_RUN = "\x00run"
 _RULES: tuple[Rule, ...] = (
     (
         "private-key",
@@ -94,6 +375,15 @@ _RULES: tuple[Rule, ...] = (
         # there or at the end: masking JSON-encoded data keeps it valid JSON.
         r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:\\[\s\S]|[^\"\\])*?"
         r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=\")|\\?\Z)",
+        PREFIX + "private-key]",
+    ),
+    (
+        # The tail of a block whose head was cut off: its body lines up to the END line
+        # (found without a regex: see _key_tails).
+        "private-key",
+        "private key",
+        ("-----end",),
+        _KEY_TAILS,
         PREFIX + "private-key]",
     ),
     ("anthropic-key", "sk-ant-", (), _LB + r"sk-ant-[A-Za-z0-9_-]{16,}", PREFIX + "anthropic-key]"),
@@ -119,8 +409,50 @@ _RULES: tuple[Rule, ...] = (
         _LB + r"github_pat_[A-Za-z0-9_]{20,}",
         PREFIX + "github-token]",
     ),
-    ("gitlab-token", "glpat-", (), _LB + r"glpat-[A-Za-z0-9_-]{20,}", PREFIX + "gitlab-token]"),
-    ("slack-token", "xox", (), _LB + r"xox[abprs]-[A-Za-z0-9-]{10,}", PREFIX + "slack-token]"),
+    (
+        "gitlab-token",
+        "gl",
+        (
+            "glpat-",
+            "gldt-",
+            "glrt-",
+            "glptt-",
+            "glft-",
+            "glimt-",
+            "glcbt-",
+            "glsoat-",
+            "glffct-",
+            "gloas-",
+            "glagent-",
+            "glwt-",
+            "glcit-",
+            "gr1348941",
+        ),
+        _LB + r"(?:gl(?:pat|dt|rt|ptt|ft|imt|cbt|soat|ffct|oas|agent|wt|cit)-|GR1348941)"
+        r"[A-Za-z0-9_.-]{20,}",
+        PREFIX + "gitlab-token]",
+    ),
+    (
+        "slack-token",
+        "x",
+        ("xox", "xapp-"),
+        _LB + r"(?:xox[abposrecd](?:\.xox[bp])?|xapp)-[A-Za-z0-9-]{10,}",
+        PREFIX + "slack-token]",
+    ),
+    (
+        "slack-webhook",
+        "hooks.slack.com/",
+        (),
+        r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/+-]{8,}",
+        r"\1" + PREFIX + "slack-webhook]",
+    ),
+    (
+        "discord-webhook",
+        "discord",
+        ("/webhooks/",),
+        r"(?i)(discord(?:app)?\.com/api/(?:v\d+/)?webhooks/)\d+/[A-Za-z0-9_-]{20,}",
+        r"\1" + PREFIX + "discord-webhook]",
+    ),
     (
         "aws-access-key-id",
         "ia",
@@ -130,11 +462,115 @@ _RULES: tuple[Rule, ...] = (
     ),
     ("google-api-key", "aiza", (), _LB + r"AIza[0-9A-Za-z_-]{35}", PREFIX + "google-api-key]"),
     (
+        "google-oauth",
+        "",
+        ("ya29.", "gocspx-", "1//0"),
+        r"(?:" + _LB + r"ya29\.[0-9A-Za-z_-]{20,}|" + _LB + r"GOCSPX-[A-Za-z0-9_-]{20,}"
+        r"|(?<![\w/])1//0[A-Za-z0-9_-]{30,})",
+        PREFIX + "google-oauth]",
+    ),
+    (
         "stripe-key",
         "k_",
         ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
         _LB + r"[sr]k_(?:live|test)_[0-9A-Za-z]{10,}",
         PREFIX + "stripe-key]",
+    ),
+    ("stripe-key", "whsec_", (), _LB + r"whsec_[A-Za-z0-9+/=]{20,}", PREFIX + "stripe-key]"),
+    ("npm-token", "npm_", (), _LB + r"npm_[A-Za-z0-9]{36}" + _RB, PREFIX + "npm-token]"),
+    ("pypi-token", "pypi-ag", (), _LB + r"pypi-Ag[A-Za-z0-9_-]{40,}", PREFIX + "pypi-token]"),
+    (
+        "huggingface-token",
+        "",
+        ("hf_", "api_org_"),
+        _LB + r"(?:hf|api_org)_[A-Za-z0-9]{30,}" + _RB,
+        PREFIX + "huggingface-token]",
+    ),
+    (
+        "sendgrid-key",
+        "sg.",
+        (),
+        _LB + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",
+        PREFIX + "sendgrid-key]",
+    ),
+    (
+        "digitalocean-token",
+        "_v1_",
+        (),
+        _LB + r"do[opr]_v1_[a-f0-9]{64}" + _RB,
+        PREFIX + "digitalocean-token]",
+    ),
+    (
+        "databricks-token",
+        "dapi",
+        (),
+        _LB + r"dapi[a-f0-9]{32}(?:-\d+)?" + _RB,
+        PREFIX + "databricks-token]",
+    ),
+    (
+        "shopify-token",
+        "shp",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        _LB + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _RB,
+        PREFIX + "shopify-token]",
+    ),
+    ("mailgun-key", "key-", (), _LB + r"key-[0-9a-f]{32}" + _RB, PREFIX + "mailgun-key]"),
+    (
+        "mailgun-key",
+        _RUN,
+        ("-",),
+        r"(?<![\w-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])",
+        PREFIX + "mailgun-key]",
+    ),
+    (
+        "api-token",
+        "",
+        (
+            "hvs.",
+            "hvb.",
+            "pmak-",
+            "lin_api_",
+            "age-secret-key-",
+            "glc_",
+            "glsa_",
+            "sntrys_",
+            "sntryu_",
+            "nrak-",
+            "dp.pt.",
+            "dp.st.",
+            "ntn_",
+            "rubygems_",
+            "pscale_",
+            "sq0",
+            "dckr_pat_",
+            "q~",
+        ),
+        r"(?:" + _LB + r"(?:hv[sb]\.|PMAK-|lin_api_|AGE-SECRET-KEY-1|gl(?:c|sa)_|sntry[su]_"
+        r"|NRAK-|dp\.(?:pt|st)\.|ntn_|rubygems_|pscale_(?:tkn|pw)_|sq0(?:atp|csp)-|dckr_pat_)"
+        r"[A-Za-z0-9_.+/=-]{16,}"
+        r"|" + _LB + r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}" + _RB + r")",
+        PREFIX + "api-token]",
+    ),
+    (
+        "twilio-key",
+        _RUN,
+        ("sk", "ac"),
+        r"(?<![A-Za-z0-9_])(?:SK|AC)[0-9a-fA-F]{32}" + _RB,
+        PREFIX + "twilio-key]",
+    ),
+    (
+        "telegram-token",
+        _RUN,
+        (":",),
+        r"(?:(?<![\w:])|(?<=bot))\d{6,12}:[A-Za-z0-9_-]{30,40}(?![\w-])",
+        PREFIX + "telegram-token]",
+    ),
+    (
+        "discord-token",
+        _RUN,
+        (".",),
+        r"(?<![\w.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![\w-])",
+        PREFIX + "discord-token]",
     ),
     (
         "jwt",
@@ -147,11 +583,14 @@ _RULES: tuple[Rule, ...] = (
         "authorization",
         "authorization",
         (),
-        r"(?i)(?P<head>(?<![A-Za-z0-9-])(?:proxy-)?authorization\\*[\"']?\s*[:=]\s*"
+        # The whole header value, to the end of its line or quote: an AWS4-HMAC or
+        # Digest header carries its secret in a later parameter (Signature=…).
+        r"(?i)(?P<head>(?<![A-Za-z0-9-])(?:proxy-)?authorization(?:\\*[\"'])?\s*[:=]\s*"
         + _OPEN_QUOTE
         + r"\s*)"
-        r"(?:(?P<scheme>bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key)\s+)?"
-        r"(?P<cred>[^\s'\"\\,;})\]]+)",
+        r"(?:(?P<scheme>bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key"
+        r"|aws4-hmac-sha256|hmac|otp)\s+)?"
+        r"(?P<cred>[^\s'\"\\]" + _HEADER_REST + ")",
         _header,
     ),
     (
@@ -162,41 +601,184 @@ _RULES: tuple[Rule, ...] = (
         r"\1" + PREFIX + "authorization]",
     ),
     (
+        "cookie",
+        "",
+        ("cookie", "curl"),
+        r"(?i)((?:(?<![\w-])(?:set-)?cookie(?:\\*[\"'])?\s*:\s*|\bcurl\b[^\n]{0,500}?\s--?(?:cookie|b)[\s=]+)"
+        + _OPEN_QUOTE
+        + r"\s*)(?!\[REDACTED:)([^\s'\"\\]"
+        + _HEADER_REST
+        + ")",
+        r"\1" + PREFIX + "cookie]",
+    ),
+    (
+        "signature",
+        "signature",
+        (),
+        r"(?i)(\bsignature\s*=\s*)(?!\[REDACTED:)[A-Za-z0-9+/_-]{16,}={0,2}",
+        r"\1" + PREFIX + "signature]",
+    ),
+    (
         "url-credentials",
         "://",
         ("@",),
-        r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://)([^\s/?#@'\"\\<>]+)@",
+        # user:password@host: the password may hold unencoded @ / : # — the userinfo
+        # runs to the last @ of the URL that a host name follows. Without a password (user@host) it
+        # stops at the first @, and host:port/path@x is no userinfo at all.
+        r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}://)"
+        r"(?:([^\s:/?#@'\"\\<>]*:(?!\d{1,5}(?:[/?#]|$))[^\s'\"\\<>]*)"
+        r"@(?=[\w.%\[\]:-]+(?:[/?#\s'\"\\<>]|$))"
+        r"|([^\s/?#@'\"\\<>]+)@)",
         _userinfo,
     ),
     (
         "curl-user",
         "curl",
         ("-u", "--user"),
-        r"(\bcurl\b[^\n]*?\s(?:-u|--user)[\s=]+" + _OPEN_QUOTE + r"[^\s:'\"\\\[]+:)([^\s'\"\\]+)",
+        r"(\bcurl\b[^\n]{0,500}?\s(?:-u[\s=]*|--user[\s=]+)"
+        + _OPEN_QUOTE
+        + r"[^\s:'\"\\\[]+:)([^\s'\"\\]+)",
         r"\1" + PREFIX + "password]",
     ),
     (
         "aws-secret-key",
-        "aws_secret",
-        (),
-        r"(?i)(aws_secret_access_key\\*[\"']?\s*[:=]\s*" + _OPEN_QUOTE + r")([A-Za-z0-9/+=]{20,})",
+        "secret",
+        ("secret_access", "secretaccess"),
+        r"(?i)((?:aws_?)?secret_?access_?key(?:\\*[\"'])?(?:\s*[:=]\s*|[ \t]+)"
+        + _OPEN_QUOTE
+        + r")([A-Za-z0-9/+=]{20,})",
         r"\1" + PREFIX + "aws-secret-key]",
     ),
     (
-        "credential",
+        "password",
         "",
-        ("token", "secret", "passw", "pwd", "credential"),
-        _CRED_PATTERN,
-        _keep_value,
+        (
+            "mysql",
+            "mariadb",
+            "login",
+            "sshpass",
+            "redis-cli",
+            "sqlcmd",
+            "ldap",
+            "mongo",
+            "ssh-keygen",
+            "zip",
+            "7z",
+            "-password",
+            "htpasswd",
+            "password-stdin",
+            "config",
+            "secret",
+            "var",
+            "smb",
+            "rpcclient",
+        ),
+        _CMD_PASSWORD,
+        _masked_value("password"),
     ),
+    (
+        # ?sig=…&X-Amz-Signature=…#access_token=… anywhere in the text.
+        "url-param",
+        "=",
+        (
+            "sig",
+            "token",
+            "key",
+            "secret",
+            "pass",
+            "pwd",
+            "code",
+            "cred",
+            "auth",
+            "session",
+            "jwt",
+            "otp",
+        ),
+        r"(?<=[?&#])(?P<name>[\w.%\[\]-]+)=(?!\[REDACTED:)[^\s&#'\"\\<>]+",
+        _url_param,
+    ),
+    (
+        # .netrc: machine HOST login USER password VALUE (on one line or several).
+        "credential",
+        "password",
+        ("machine", "login"),
+        r"(?i)\b(?P<kw>machine|login)\b[^\n]{0,200}?(?:\n[^\n]{0,200}?){0,2}?"
+        r"\bpassword(?P<link>(?:[ \t]|\\t|\\n|\n)+)(?P<conn>)(?P<v>(?!\[REDACTED:)[^\s'\"\\]+)",
+        _prose,
+    ),
+    (
+        # <password>VALUE</password>, <db:ApiKey attr="x">VALUE</db:ApiKey>
+        "credential",
+        "</",
+        _CRED_MARKERS + _KEY_MARKERS,
+        r"(?i)<(?P<tag>[\w:.-]*?" + _CRED_WORD + r")(?:\s[^<>]*)?>"
+        r"(?P<v>(?!\[REDACTED:)\s*[^<\"\\\s][^<\"\\]*)</(?P=tag)\s*>",
+        _masked_value("credential"),
+    ),
+    (
+        # <entry key="db.password">VALUE</entry>, <Setting name="ApiKey">VALUE</Setting>
+        "credential",
+        "</",
+        _CRED_MARKERS + _KEY_MARKERS,
+        r"(?i)<(?P<tag>[\w:.-]+)\s[^<>]{0,200}?\b(?:key|name)\s*=\s*\\*[\"'][\w.:-]*?"
+        + _CRED_WORD
+        + r"\\*[\"'][^<>]{0,200}>(?P<v>(?!\[REDACTED:)\s*[^<\"\\\s][^<\"\\]*)</(?P=tag)\s*>",
+        _masked_value("credential"),
+    ),
+    (
+        # <add key="DbPassword" value="VALUE"/> (.NET config), name=… value=…
+        "credential",
+        "value",
+        _CRED_MARKERS + _KEY_MARKERS,
+        _KV_PATTERN,
+        _masked_value("credential"),
+    ),
+    (
+        # define('DB_PASSWORD', 'VALUE'), setenv("API_TOKEN", "VALUE"): a call's two arguments.
+        "credential",
+        ",",
+        ("')", '")', "' )", '" )'),
+        _CALL_PATTERN,
+        _masked_value("credential"),
+    ),
+    ("credential", "", _CRED_MARKERS, _CRED_PATTERN, _keep_value),
     # The same rule for *_KEY names, behind one gate: "key" alone is too common a word
     # (every error event has a "key" field) to start the regex engine for.
+    ("credential", "key", _KEY_MARKERS, _CRED_PATTERN, _keep_value),
     (
+        # Prose: "my password is X", "the db password for staging: X", "use token X".
         "credential",
-        "key",
-        ("_key", "-key", "apikey", "accesskey", "privatekey", "clientkey"),
-        _CRED_PATTERN,
-        _keep_value,
+        "",
+        (
+            "passw",
+            "passph",
+            "passco",
+            "pass ",
+            "pwd",
+            "pw ",
+            "pw:",
+            "pw=",
+            "pin ",
+            "pin:",
+            "pin=",
+            "secret",
+            "token",
+            "key ",
+            "key:",
+            "key=",
+            "key\t",
+            "cred",
+        ),
+        _PROSE_PATTERN,
+        _prose,
+    ),
+    (
+        # NAME=<long random value>: the name says nothing, the value does.
+        "secret",
+        _RUN,
+        ("=", ":"),
+        _RANDOM_PATTERN,
+        _random_value,
     ),
 )
 
@@ -239,6 +821,82 @@ def _apply_extra(text: str, extra: Iterable[str | Pattern[str]]) -> str:
     return text
 
 
+# Bytes of a token character ([A-Za-z0-9_-]) map to "a", every other byte to " ": a run
+# of 20 "a"s is a long token somewhere in the text. bytes.translate runs at C speed.
+_SHAPE = bytes(
+    0x61 if (chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-")) else 0x20
+    for b in range(256)
+)
+_RUN_NEEDLE = b"a" * 20
+
+
+def _has_run(text: str) -> bool:
+    return _RUN_NEEDLE in text.encode("ascii", "replace").translate(_SHAPE)
+
+
+# Rules whose matches lie within one line and contain one of their markers (or, for
+# the ``_RUN`` rules, a long token): on a long text they run line by line, on the lines
+# that hold a marker only. Their patterns start with a word alternation that the regex
+# engine would otherwise try at every position of the text (~1 µs a character).
+_BY_LINE = frozenset({_CRED_PATTERN, _CALL_PATTERN, _KV_PATTERN, _PROSE_PATTERN,
+                      _RANDOM_PATTERN, _CMD_PASSWORD})  # fmt: skip
+_LINE_MODE_CHARS = 2048
+
+
+def _line_of(text: str, i: int) -> tuple[int, int]:
+    end = text.find("\n", i)
+    return text.rfind("\n", 0, i) + 1, len(text) if end < 0 else end
+
+
+def _marker_lines(text: str, low: str, markers: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines of ``text`` holding one of ``markers`` (``low`` is ``text`` lower-cased,
+    of the same length), merged, in order."""
+    spans: list[tuple[int, int]] = []
+    for marker in markers:
+        i = low.find(marker)
+        while i >= 0:
+            start, end = _line_of(text, i)
+            spans.append((start, end))
+            i = low.find(marker, end)
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _run_lines(text: str) -> list[tuple[int, int]]:
+    """The lines of ``text`` holding a run of 20 token characters, in order."""
+    shape = text.encode("ascii", "replace").translate(_SHAPE)  # one byte per character
+    spans: list[tuple[int, int]] = []
+    i = shape.find(_RUN_NEEDLE)
+    while i >= 0:
+        start, end = _line_of(text, i)
+        spans.append((start, end))
+        i = shape.find(_RUN_NEEDLE, end)
+    return spans
+
+
+def _sub_lines(
+    pattern: Pattern[str], repl: Any, text: str, spans: list[tuple[int, int]]
+) -> tuple[str, int]:
+    out: list[str] = []
+    pos = total = 0
+    for start, end in spans:
+        segment, count = pattern.subn(repl, text[start:end])
+        if count:
+            out += (text[pos:start], segment)
+            pos = end
+            total += count
+    if not total:
+        return text, 0
+    out.append(text[pos:])
+    return "".join(out), total
+
+
 def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     """Replace every secret in ``text`` with ``[REDACTED:<kind>]``.
 
@@ -247,30 +905,58 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     if extra:
         text = _apply_extra(text, extra)
     low = text.lower()
+    run: bool | None = None
+    by_line = len(text) > _LINE_MODE_CHARS and len(low) == len(text)
+    seen: dict[str, bool] = {}  # marker → found: rules share markers, scan each once
     for _kind, gate, markers, source, repl in _RULES:
-        if gate not in low:
+        if gate is not _RUN and gate not in low:
             continue
         if markers:  # a plain loop: a generator per rule would double the cost of a call
             for marker in markers:
-                if marker in low:
+                found = seen.get(marker)
+                if found is None:
+                    found = seen[marker] = marker in low
+                if found:
                     break
             else:
                 continue
-        text, count = _pattern(source).subn(repl, text)
+        if gate is _RUN:
+            if run is None:
+                run = _has_run(text)
+            if not run:
+                continue
+        if source is _KEY_TAILS:
+            text, count = _key_tails(text)
+        elif by_line and source in _BY_LINE:
+            present = tuple(m for m in markers if seen.get(m, True))
+            spans = _run_lines(text) if gate is _RUN else _marker_lines(text, low, present)
+            text, count = _sub_lines(_pattern(source), repl, text, spans)
+        elif by_line and gate is _RUN:
+            text, count = _sub_lines(_pattern(source), repl, text, _run_lines(text))
+        else:
+            text, count = _pattern(source).subn(repl, text)
         if count:
             low = text.lower()
+            run = None
+            seen.clear()
+            by_line = len(text) > _LINE_MODE_CHARS and len(low) == len(text)
     return text
 
 
 # Query and fragment parameters whose values are secrets in a URL.
 _URL_SECRET_NAMES = frozenset(
     {
-        "token", "key", "secret", "sig", "signature", "password", "passwd", "pwd", "auth",
-        "access_token", "refresh_token", "id_token", "api_key", "apikey", "api-key", "code",
-        "client_secret", "session", "sessionid", "credential", "credentials",
+        "token", "key", "secret", "sig", "signature", "password", "passwd", "pwd", "pass",
+        "auth", "access_token", "refresh_token", "id_token", "api_key", "apikey", "api-key",
+        "code", "client_secret", "session", "sessionid", "sid", "credential", "credentials",
+        "x-amz-credential", "x-goog-credential", "jwt", "authorization", "passphrase",
+        "private_key", "otp", "session_id", "hmac", "passcode",
     }
 )  # fmt: skip
-_URL_SECRET_ENDINGS = ("token", "_key", "-key", "secret", "signature", "password", "credential")
+_URL_SECRET_ENDINGS = (
+    "token", "_key", "-key", "secret", "signature", "password", "credential", "_pass",
+    "-pass", "passwd", "_sig", "-sig", "apikey", "accesskey",
+)  # fmt: skip
 
 
 def _secret_param(name: str) -> bool:
@@ -282,7 +968,7 @@ def _mask_params(params: str) -> str:
     out: list[str] = []
     for pair in params.split("&"):
         name, eq, value = pair.partition("=")
-        if eq and value and _secret_param(name):
+        if eq and value and _secret_param(name) and not value.startswith(PREFIX):
             out.append(name + "=" + PREFIX + "url-param]")
         else:
             out.append(pair)
@@ -311,41 +997,190 @@ def mask_url(url: str) -> str:
     return mask(path)
 
 
-_OPEN, _CLOSE = "<private>", "</private>"
+# -- names -------------------------------------------------------------------------------
+
+# What a credential-like name ends with (lower-cased, see _CRED_WORD): for the keys of
+# structured values (a JSON object's "api_key", an env list's {"name": "X_TOKEN"}).
+_NAME_ENDINGS = (
+    "token", "secret", "password", "passwd", "passphrase", "passcode", "pwd", "credential",
+    "credentials", "apikey", "accesskey", "privatekey", "clientkey", "secretkey",
+    "accountkey", "masterkey", "signingkey", "encryptionkey", "sessionkey", "authkey",
+    "authorization", "cookie", "signature",
+)  # fmt: skip
+# Words that name a credential alone or after a separator (DB_PASS, x-auth, docker's
+# "auth"); "key" only after one (API_KEY, not a bare "key").
+_NAME_WORDS = ("pass", "auth", "creds", "sig")
+_NAME_SUFFIXES = ("_key", "_pass", "_auth", "_creds", "_sig", "_key_data", "_keydata")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether ``name`` (a key, a variable, a header) names a credential."""
+    low = name.strip().strip("\"'$").lower()
+    if low.endswith(_NAME_ENDINGS):
+        return True
+    flat = low.replace("-", "_").replace(".", "_")
+    if flat in _NAME_WORDS or flat.endswith(_NAME_SUFFIXES):
+        return True
+    # camelCase: dbPass, smtpCreds, apiKey (already an ending above), webhookSig
+    for word in ("Pass", "Creds", "Auth", "Sig", "Key"):
+        if name.endswith(word) and len(name) > len(word) and name[-len(word) - 1].islower():
+            return True
+    return False
+
+
+# -- private spans -------------------------------------------------------------------------
+
+
+def _private_tags(text: str) -> list[tuple[int, int, int]]:
+    """``(start, end, step)`` of every ``<private …>`` (step 1), ``</private>`` (step -1)
+    and ``<private/>`` (step 0) tag, in order.
+
+    Tags may carry attributes, any letter case and whitespace inside (``< private >``,
+    ``</ Private >``, ``<private reason="x">``). A tag left open (no ``>``) runs to the
+    end of the text.
+    """
+    low = text.lower()
+    tags: list[tuple[int, int, int]] = []
+    pos = low.find("private")
+    while pos >= 0:
+        after = pos + 7
+        if after == len(low) or low[after] in " \t\r\n>/":
+            i = pos - 1
+            while i >= 0 and low[i] in " \t\r\n":
+                i -= 1
+            closing = i >= 0 and low[i] == "/"
+            if closing:
+                i -= 1
+                while i >= 0 and low[i] in " \t\r\n":
+                    i -= 1
+            if i >= 0 and low[i] == "<" and (not tags or i >= tags[-1][1]):
+                close = low.find(">", after)
+                end = len(text) if close < 0 else close + 1
+                if closing:
+                    step = -1
+                elif close > 0 and low[after:close].rstrip().endswith("/"):
+                    step = 0  # <private/>: an empty span
+                else:
+                    step = 1
+                tags.append((i, end, step))
+                after = end
+        pos = low.find("private", after)
+    return tags
 
 
 def strip_private(text: str) -> str:
-    """Remove ``<private>…</private>`` spans entirely (case-insensitive, nestable).
+    """Remove ``<private>…</private>`` spans entirely (nestable, any case, attributes,
+    whitespace inside the tags, across lines).
 
     An unterminated ``<private>`` hides everything after it: better to lose the end of a
-    prompt than to store what the user marked as private.
+    prompt than to store what the user marked as private. A stray ``</private>`` is
+    kept as text.
     """
-    low = text.lower()
-    if _OPEN not in low:
+    if "private" not in text.lower():
         return text
     out: list[str] = []
     pos = 0
-    while True:
-        start = low.find(_OPEN, pos)
-        if start < 0:
-            out.append(text[pos:])
-            break
-        out.append(text[pos:start])
-        depth = 1
-        cursor = start + len(_OPEN)
-        while depth:
-            nxt_open = low.find(_OPEN, cursor)
-            nxt_close = low.find(_CLOSE, cursor)
-            if nxt_close < 0:
-                cursor = len(text)
-                break
-            if 0 <= nxt_open < nxt_close:
-                depth += 1
-                cursor = nxt_open + len(_OPEN)
-            else:
-                depth -= 1
-                cursor = nxt_close + len(_CLOSE)
-        pos = cursor
-        if pos >= len(text):
-            break
+    depth = 0
+    for start, end, step in _private_tags(text):
+        if step == -1 and not depth:
+            continue  # a stray closer: plain text
+        if depth == 0:
+            out.append(text[pos:start])
+        depth += step
+        pos = end
+    if depth == 0:
+        out.append(text[pos:])
     return "".join(out)
+
+
+# -- cutting and showing -------------------------------------------------------------------------
+
+
+def cut_at(text: str, n: int) -> int:
+    """The largest index ``<= n`` at which ``text`` may be cut: never inside a mask."""
+    if n <= 0 or n >= len(text):
+        return max(0, min(n, len(text)))
+    start = text.rfind(PREFIX, 0, n + len(PREFIX) - 1)
+    if start < 0 or start >= n:
+        return n
+    end = text.find("]", start)
+    if end < 0 or end < n:
+        return n
+    return start
+
+
+def cut_from(text: str, n: int) -> int:
+    """The smallest index ``>= n`` at which the tail of ``text`` may start: never inside
+    a mask."""
+    if n <= 0 or n >= len(text):
+        return max(0, min(n, len(text)))
+    start = text.rfind(PREFIX, 0, n)
+    if start < 0:
+        return n
+    end = text.find("]", start)
+    if end < 0 or end < n:
+        return n
+    return end + 1
+
+
+def safe_head(text: str, n: int) -> str:
+    """At least the first ``n`` characters of ``text``, ending where no secret is cut.
+
+    The cut moves on to the end of its line (secrets live within a line; a private-key
+    block cut here is masked to its end anyway); a line longer than 4096 characters past
+    ``n`` is cut at its last space before ``n`` instead, and the word at the cut dropped.
+    """
+    if len(text) <= n:
+        return text
+    newline = text.find("\n", n, n + 4096)
+    if newline >= 0:
+        return text[:newline]
+    space = max(text.rfind(" ", 0, n), text.rfind("\t", 0, n))
+    return text[: space if space > 0 else 0]
+
+
+def safe_tail(text: str, n: int) -> str:
+    """At least the last ``n`` characters of ``text``, starting where no secret is cut
+    (the mirror image of :func:`safe_head`)."""
+    if len(text) <= n:
+        return text
+    start = len(text) - n
+    newline = text.rfind("\n", max(0, start - 4096), start)
+    if newline >= 0:
+        return text[newline + 1 :]
+    space = text.find(" ", start)
+    return text[space + 1 :] if space >= 0 else ""
+
+
+# Invisible and direction-changing characters (and terminal controls) shown as escapes:
+# bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069), marks, zero-width
+# and other format characters, line/paragraph separators, C0/C1 controls but tab and
+# newline, and the tag characters U+E0000-E007F.
+_INVISIBLE_RANGES = (
+    (0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x34F, 0x34F),
+    (0x61C, 0x61C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F),
+    (0x2028, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0E),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE007F), (0xE0100, 0xE01EF),
+)  # fmt: skip
+_visible_table: dict[int, str] = {}
+
+
+def _escape(code: int) -> str:
+    if code > 0xFFFF:  # a surrogate pair: valid in JSON text as well
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with invisible, direction-changing and control characters shown as
+    ``\\uXXXX`` escapes (tab and newline kept). The escapes are also valid inside JSON
+    strings, so a serialised JSON document stays valid and decodes to the same data."""
+    if text.isascii() and text.isprintable():
+        return text
+    if not _visible_table:
+        for low, high in _INVISIBLE_RANGES:
+            for code in range(low, high + 1):
+                _visible_table[code] = _escape(code)
+    return text.translate(_visible_table)

@@ -1,11 +1,15 @@
-"""Hook payload → SessionEvents (pure): dispatch, then mask and fit every event.
+"""Hook payload → SessionEvents (pure): mask the payload, dispatch, then finish every event.
+
+:func:`masked` is the privacy choke point: before any extractor sees the payload, every
+string of its content (tool input and response, error, prompt) loses its ``<private>``
+spans and is masked *whole*. Extractors cut text freely afterwards (error lines,
+sentences, snippets): the secrets are already gone, so no cut can leave the head of one.
 
 Each extractor returns *drafts* (``(type, data dict)``; the Bash extractor returns
-SessionEvents). The dispatcher finishes them all the same way: secrets masked in every
-string value (masking the decoded values keeps the JSON valid, and masking before
-trimming means a cut can never leave half a token), the data fitted to its budget,
-category and default priority taken from :data:`ctxmode.events.TYPES`, and the agent and
-tool-use ids copied from the input.
+SessionEvents). The dispatcher finishes them all the same way: secrets masked again in
+every string value (masking the decoded values keeps the JSON valid), the data fitted to
+its budget, category and default priority taken from :data:`ctxmode.events.TYPES`, and
+the agent and tool-use ids copied from the input.
 
 Extractor modules are imported on first use: one hook process handles one tool call,
 so it loads only the module that call needs.
@@ -16,17 +20,16 @@ from __future__ import annotations
 from ctxmode import events, fastjson, redact
 from ctxmode.events import SessionEvent
 from ctxmode.extract.common import BUDGETS, DATA_BUDGET, fit
+from ctxmode.payload import HookInput
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
-
-    from ctxmode.payload import HookInput
 
     Job = Callable[[HookInput], Any]
 
-__all__ = ["TOOLS", "extract"]
+__all__ = ["TOOLS", "extract", "masked"]
 
 # PostToolUse tool name → (module in ctxmode.extract, function).
 TOOLS: dict[str, tuple[str, str]] = {
@@ -110,9 +113,108 @@ def jobs(inp: HookInput) -> list[Job]:
     return []
 
 
+# -- the choke point -----------------------------------------------------------------------
+
+# The payload fields that carry content; the envelope (ids, cwd, tool name) is left alone.
+CONTENT_FIELDS = ("tool_input", "tool_response", "error", "prompt")
+# Text no extractor reads is dropped, not masked (nothing of it is stored, and a 200 KB
+# file then costs nothing): the file tools' contents, the results of searches and
+# fetches (their extractors read the pattern, the URL and the counts), and the whole
+# response of an MCP tool (only its argument names are recorded). Diff lines keep only
+# their +/- mark, which is all that the edit summary counts.
+BULK_TOOLS = frozenset(
+    {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Grep", "Glob", "WebFetch", "WebSearch"}
+)
+BULK_FIELDS = frozenset(
+    {"content", "old_string", "new_string", "oldString", "newString", "originalFile",
+     "original_file", "new_source", "source", "cells", "outputs", "base64", "filenames",
+     "result", "results"}
+)  # fmt: skip
+# A string longer than twice its half is reduced, before masking, to its head and tail,
+# each at least that half and cut at a line boundary (redact.safe_head / safe_tail): a
+# cut there leaves no piece of a secret behind, and masking megabytes would cost the
+# hook its budget. No extractor reads further into a tool's output or error than 8 KB
+# from either end (the Bash extractor's SCAN_CHARS); inputs and prompts keep more (an
+# apply_patch command lists every file it changes).
+RESPONSE_HALF = 8 * 1024
+INPUT_HALF = 64 * 1024
+_DONE = object()  # marks a masked HookInput; no JSON payload can forge it
+
+
+def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
+    """``inp`` with its content stripped of ``<private>`` spans and masked, string by
+    string, each string whole (keys included: an MCP call's argument names are stored).
+
+    A value under a credential-like key (``"api_key": …``, ``{"name": "X_TOKEN",
+    "value": …}``) is masked whatever it looks like. Idempotent: a masked input is
+    returned as it is. ``extra``: the user's ``redact_patterns``.
+    """
+    if inp.raw.get("ctxmode_masked") is _DONE:
+        return inp
+    raw = dict(inp.raw)
+    bulk = inp.tool_name in BULK_TOOLS
+    if inp.tool_name.startswith("mcp__") and "tool_response" in raw:
+        raw["tool_response"] = None
+    extras = tuple(extra)
+    for field in CONTENT_FIELDS:
+        if field in raw:
+            half = RESPONSE_HALF if field in ("tool_response", "error") else INPUT_HALF
+            raw[field] = _scrub(raw[field], 0, bulk, extras, half)
+    raw["ctxmode_masked"] = _DONE
+    out = HookInput(raw, inp.event)
+    out.project_dir = inp.project_dir
+    out.size = inp.size
+    return out
+
+
+def _scrub_text(text: str, extras: tuple[Any, ...], half: int = INPUT_HALF) -> str:
+    if len(text) > 2 * half + 4096:
+        text = redact.safe_head(text, half) + "\n…\n" + redact.safe_tail(text, half)
+    text = redact.strip_private(text)
+    # One argument when there is no extra pattern (tests replace mask by a 1-arg stub).
+    return redact.mask(text, extras) if extras else redact.mask(text)
+
+
+def _scrub(node: Any, depth: int, bulk: bool, extras: tuple[Any, ...], half: int) -> Any:
+    if isinstance(node, str):
+        return _scrub_text(node, extras, half)
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        # {"name": "API_TOKEN", "value": "…"}: the value of a named secret.
+        named = node.get("name", node.get("key"))
+        secret_value = isinstance(named, str) and redact.is_secret_name(named)
+        for key, value in node.items():
+            if not isinstance(key, str):
+                name = str(key)
+            elif len(key) <= 24 and key.replace("_", "").isalpha():
+                name = key  # an identifier without digits: a field name, never a token
+            else:
+                name = _scrub_text(key, extras)
+            if bulk and key in BULK_FIELDS:
+                value = ""
+            elif bulk and key == "lines" and isinstance(value, list):
+                value = [v[:1] if isinstance(v, str) else None for v in value]
+            elif (
+                isinstance(value, str)
+                and value.strip()
+                and (redact.is_secret_name(name) or (secret_value and key == "value"))
+            ):
+                value = value if value.startswith(redact.PREFIX) else redact.PREFIX + "credential]"
+            else:
+                value = _scrub(value, depth + 1, bulk, extras, half)
+            out[name] = value
+        return out
+    if isinstance(node, (list, tuple)):
+        return [_scrub(v, depth + 1, bulk, extras, half) for v in node]
+    return node
+
+
 def extract(inp: HookInput) -> list[SessionEvent]:
     """Every event in ``inp``, masked and within budget. Never raises."""
     try:
+        inp = masked(inp)
         todo = jobs(inp)
     except Exception:
         return []

@@ -31,21 +31,27 @@ MAX_DECODE_CHARS = 1_000_000
 
 
 def trim(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, marked with an ellipsis when cut."""
+    """``text`` cut to at most ``limit`` characters, marked with an ellipsis when cut.
+
+    A cut never splits a ``[REDACTED:…]`` mask: it goes before the mask instead.
+    """
     text = text.strip()
     if len(text) <= limit:
         return text
     if limit <= 1:
         return text[: max(limit, 0)]
-    return text[: limit - 1].rstrip() + ELLIPSIS
+    return text[: redact.cut_at(text, limit - 1)].rstrip() + ELLIPSIS
 
 
 def clip(text: str, limit: int) -> str:
-    """Mask secrets, then trim: trimming first could cut a token so it no longer matches."""
-    # Masking never needs to see far past what is kept; the margin covers masks that
-    # shorten the text (a long PEM block becomes a short marker).
-    head = text[: limit * 4 + 256]
-    return trim(redact.mask(head), limit)
+    """Mask secrets, then trim: trimming first could cut a token so it no longer matches.
+
+    The payload is masked whole before any extractor runs (ctxmode.extract.masked); this
+    masks again what is kept, for callers that skip the dispatcher. It masks a head that
+    ends at a line boundary past the cut (redact.safe_head), never a head cut through a
+    secret; the margin covers masks that shorten the text (a PEM block becomes a marker).
+    """
+    return trim(redact.mask(redact.safe_head(text, limit * 4 + 256)), limit)
 
 
 def one_line(text: str) -> str:
@@ -251,7 +257,7 @@ def _strings(node: Any, out: list[int], protect: frozenset[str] = frozenset()) -
 
 def _cap(node: Any, cap: int, protect: frozenset[str] = frozenset()) -> Any:
     if isinstance(node, str):
-        return node if len(node) <= cap else node[: cap - 1] + ELLIPSIS
+        return node if len(node) <= cap else node[: redact.cut_at(node, cap - 1)] + ELLIPSIS
     if isinstance(node, dict):
         return {k: v if k in protect else _cap(v, cap) for k, v in node.items()}
     if isinstance(node, list):

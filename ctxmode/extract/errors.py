@@ -28,8 +28,12 @@ def failure_key(inp: HookInput) -> str:
     """What failed: the command, file path, URL, query, pattern or task; else the tool name.
 
     Already masked and trimmed, so it equals the ``key`` stored in the event: the hook
-    handler calls this on a later success to find the error it resolves.
+    handler calls this on a later success to find the error it resolves. Computed from
+    the masked payload (a no-op when the caller masked it already, as the hooks do).
     """
+    from ctxmode.extract import masked
+
+    inp = masked(inp)
     ti = inp.tool_input
     name = inp.tool_name
     command = s(ti.get("command"))

@@ -7,7 +7,7 @@ the fields that changed), ``task_list`` and ``todo_write`` carry the whole list.
 
 from __future__ import annotations
 
-from ctxmode import fastjson
+from ctxmode import fastjson, redact
 from ctxmode.extract.common import DATA_BUDGET, as_dict, clip, id_str, rel_path, s
 
 TYPE_CHECKING = False
@@ -129,7 +129,7 @@ def fit_items(data: dict[str, Any], key: str, text_key: str) -> dict[str, Any]:
 
 
 def _cut(text: str, cap: int) -> str:
-    return text[: cap - 1].rstrip() + "…"
+    return text[: redact.cut_at(text, cap - 1)].rstrip() + "…"
 
 
 def plan_enter(inp: HookInput) -> list[Draft]:
