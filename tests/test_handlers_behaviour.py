@@ -567,3 +567,71 @@ def test_a_compaction_of_a_session_without_events_prints_nothing(tmp_path: Path)
     assert p.hook("SessionStart", "empty", source="compact") is None
     assert p.resumes("empty") == []
     assert "ERROR" not in _log_text(p)
+
+
+def _ended(p: Project, session: str, name: str) -> None:
+    p.write(session, name)
+    p.hook("SessionEnd", session, reason="other")
+
+
+@pytest.mark.parametrize(("config", "handed"), [({}, False), ({"inject_on_startup": True}, True)])
+def test_startup_injection_is_opt_in(config: dict[str, Any], handed: bool, tmp_path: Path) -> None:
+    p = Project(tmp_path, config)
+    _ended(p, "earlier", "earlier.py")
+    context = p.hook("SessionStart", "fresh", source="startup")
+    assert (context is not None) == handed
+    if context is not None:
+        root = ET.fromstring(context)
+        assert (root.attrib["from_session"], root.attrib["reason"]) == (
+            "earlier", "inject_on_startup",
+        )  # fmt: skip
+        assert "earlier.py" in context
+    else:
+        with p.store() as store:  # the new session is registered (ctxmode sessions lists it)
+            assert "fresh" in {s["session_id"] for s in store.sessions()}
+
+
+@pytest.mark.parametrize(("hours_old", "handed"), [(0.5, True), (3.0, False)])
+def test_startup_injection_takes_only_recent_snapshots(
+    hours_old: float, handed: bool, tmp_path: Path
+) -> None:
+    import time
+
+    from ctxmode.store import iso_utc
+
+    p = Project(tmp_path, {"inject_on_startup": True, "startup_max_age_hours": 2})
+    p.write("earlier", "earlier.py")
+    xml = build_snapshot([], session_id="earlier", compact_seq=1, kind="end")
+    with Store.open(paths.store_path(str(p.dir), p.env)) as store:
+        # Stamped relative to the clock the hook reads: an age, not a measured time.
+        store.save_resume(
+            "earlier", xml, 1, kind="end", now=iso_utc(time.time() - hours_old * 3600)
+        )
+    assert (p.hook("SessionStart", "fresh", source="startup") is not None) == handed
+
+
+@pytest.mark.parametrize(("config", "handed"), [({}, False), ({"inject_on_clear": True}, True)])
+def test_clear_injection_is_opt_in(config: dict[str, Any], handed: bool, tmp_path: Path) -> None:
+    p = Project(tmp_path, config)
+    _ended(p, "earlier", "earlier.py")
+    context = p.hook("SessionStart", "cleared", source="clear")
+    assert (context is not None) == handed
+    if context is not None:
+        assert ET.fromstring(context).attrib["reason"] == "inject_on_clear"
+
+
+def test_a_cleared_session_inherits_nothing_when_resumed(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    assert p.hook("SessionStart", "cleared", source="clear") is None
+    _ended(p, "earlier", "earlier.py")  # an end snapshot another new session would get
+    assert p.hook("SessionStart", "cleared", source="resume") is None
+    (row,) = p.resumes("earlier")
+    assert not row["consumed"]
+
+
+def test_resuming_a_session_retires_its_own_end_snapshot(tmp_path: Path) -> None:
+    """The session goes on: its end snapshot is stale and must not reach a new session."""
+    p = Project(tmp_path)
+    _ended(p, "s", "a.py")
+    assert p.hook("SessionStart", "s", source="resume") is None
+    assert p.hook("SessionStart", "newcomer", source="resume") is None
