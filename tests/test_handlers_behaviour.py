@@ -138,6 +138,9 @@ def test_a_second_session_end_supersedes_the_first_end_snapshot(tmp_path: Path) 
     # first end snapshot by itself): e.g. a second client process of the same session.
     p.write("s", "second.py")
     p.hook("SessionEnd", "s", reason="other")
+    older, newer = p.resumes("s")
+    assert (older["kind"], older["consumed"], older["consumed_by"]) == ("end", 1, "superseded")
+    assert ET.fromstring(newer["snapshot"]).attrib["end"] == "2"  # the session's 2nd end
     unclaimed = [r for r in p.resumes("s") if r["kind"] == "end" and not r["consumed"]]
     assert len(unclaimed) == 1
     assert "second.py" in unclaimed[0]["snapshot"] and "first.py" in unclaimed[0]["snapshot"]
@@ -634,4 +637,16 @@ def test_resuming_a_session_retires_its_own_end_snapshot(tmp_path: Path) -> None
     p = Project(tmp_path)
     _ended(p, "s", "a.py")
     assert p.hook("SessionStart", "s", source="resume") is None
+    assert p.hook("SessionStart", "newcomer", source="resume") is None
+    (row,) = p.resumes("s")
+    assert (row["consumed"], row["consumed_by"]) == (1, "resumed")
+
+
+def test_a_session_ended_by_clear_leaves_nothing_behind(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("s", "a.py")
+    p.hook("PreCompact", "s", trigger="auto")  # an unclaimed compaction snapshot
+    p.hook("SessionEnd", "s", reason="clear")
+    (row,) = p.resumes("s")  # no end snapshot, and the compaction one retired
+    assert (row["kind"], row["consumed"], row["consumed_by"]) == ("compact", 1, "clear")
     assert p.hook("SessionStart", "newcomer", source="resume") is None
