@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxmode import paths, spool
+from ctxmode.sizes import file_size
 
 if TYPE_CHECKING:
     from ctxmode.store import Store
@@ -39,17 +40,6 @@ class PurgeReport:
     def bytes_freed(self) -> int:
         store_freed = max(0, self.store_before - self.store_after)
         return store_freed + self.spool_bytes + self.copies_bytes
-
-
-def file_size(path: str) -> int:
-    """A store's size on disk with its ``-wal``."""
-    total = 0
-    for suffix in ("", "-wal"):
-        try:
-            total += os.path.getsize(path + suffix)
-        except OSError:
-            continue
-    return total
 
 
 def purge_sessions(

@@ -1,0 +1,312 @@
+"""Hook registration checks: which settings files register which ctxmode hooks, and what
+is wrong with that (unreadable files, a broken launcher, stale paths, missing events, the
+SessionStart ``compact`` matcher, duplicates, the plugin enabled as well, another memory
+tool on the same events). :func:`hook_checks` runs them in display order, each a small
+function over the settings files read once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ctxmode import settings
+from ctxmode.doctor.core import FAIL, OK, WARN, Check, Context
+from ctxmode.doctor.hook_commands import launcher_problem, matcher_matches, stale_paths
+from ctxmode.doctor.settings_files import (
+    SettingsFile,
+    display,
+    read_settings,
+    scope_flag,
+    settings_paths,
+)
+from ctxmode.doctor.switches import switch_checks
+from ctxmode.settings import Registration
+from ctxmode.wording import plural
+
+# Events whose absence breaks ctxmode outright (nothing recorded, nothing injected).
+CORE_EVENTS = ("PostToolUse", "SessionStart")
+SESSION_START_SOURCES = ("startup", "resume", "clear", "compact", "fork")
+
+# Words in a hook command (or a plugin name) that give away another memory tool: two
+# tools injecting a resume at SessionStart give the model two competing stories.
+OTHER_MEMORY_MARKERS = (
+    "context-mode",
+    "context_mode",
+    "claude-mem",
+    "mem0",
+    "supermemory",
+    "memory",
+    "memento",
+)
+
+Registered = list[tuple[SettingsFile, Registration]]
+PluginKeys = list[tuple[SettingsFile, str]]
+
+
+def check_hooks(ctx: Context) -> list[Check]:
+    files = [read_settings(scope, path) for scope, path in settings_paths(ctx)]
+    return hook_checks(files, ctx) + switch_checks(files, ctx)
+
+
+def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
+    """The registration checks over already-read settings files."""
+    checks = unreadable_checks(files, ctx.env)
+    registered: Registered = [(info, reg) for info in files for reg in info.registrations]
+    plugin_keys: PluginKeys = [(info, key) for info in files for key in info.plugins]
+
+    registered, launcher = launcher_checks(registered, plugin_keys, ctx)
+    checks += launcher
+    if any(check.status == FAIL for check in launcher):
+        return checks + other_tool_checks(files, ctx)
+    if not registered and not plugin_keys:
+        return [*checks, unregistered_check(files, ctx.env), *other_tool_checks(files, ctx)]
+    return [
+        *checks,
+        *stale_path_checks(registered, ctx),
+        *event_checks(registered, plugin_keys, files, ctx.env),
+        *matcher_checks(registered, ctx),
+        *duplicate_checks(registered),
+        *plugin_checks(registered, plugin_keys),
+        *other_tool_checks(files, ctx),
+    ]
+
+
+def unreadable_checks(files: Sequence[SettingsFile], env: Mapping[str, str]) -> list[Check]:
+    """A settings file that does not parse (Claude Code ignores it)."""
+    return [
+        Check(
+            "hooks",
+            f"{info.scope} settings",
+            FAIL,
+            f"{display(info.path, env)}: {info.error}",
+            "fix the file by hand (Claude Code ignores a malformed settings file)",
+        )
+        for info in files
+        if info.error
+    ]
+
+
+def launcher_checks(
+    registered: Registered, plugin_keys: PluginKeys, ctx: Context
+) -> tuple[Registered, list[Check]]:
+    """A shared project file runs this user's launcher: without a working one those
+    hooks do nothing here (by design: a teammate without ctxmode sees no error).
+
+    Returns the registrations that do run, and the finding (``fail`` when none is left).
+    """
+    via_launcher = [(info, reg) for info, reg in registered if settings.runs_launcher(reg.command)]
+    problem = launcher_problem(ctx.env) if via_launcher else None
+    if not problem:
+        return registered, []
+    registered = [item for item in registered if item not in via_launcher]
+    scopes = dict.fromkeys(info.scope for info, _ in via_launcher)
+    fix = "; ".join(
+        f"ctxmode install{scope_flag(scope, ctx.project_dir)} (writes your launcher)"
+        for scope in scopes
+    )
+    # With another registration of the user's own, that is as it should be: the
+    # shared hooks stay quiet and nothing runs twice.
+    active = bool(registered or plugin_keys)
+    check = Check(
+        "hooks",
+        "launcher",
+        OK if active else FAIL,
+        f"{' and '.join(scopes)} settings run ctxmode through the per-user launcher, "
+        f"but {problem}: those hooks do nothing for you"
+        + ("; your own registration records instead" if active else ""),
+        fix,
+    )
+    return registered, [check]
+
+
+def unregistered_check(files: Sequence[SettingsFile], env: Mapping[str, str]) -> Check:
+    """No settings file registers ctxmode and no plugin is enabled."""
+    return Check(
+        "hooks",
+        "registration",
+        FAIL,
+        "ctxmode's hooks are not registered in any settings file: nothing is recorded",
+        "ctxmode install (user scope), or ctxmode install --project DIR",
+        tuple(
+            f"{info.scope}: {display(info.path, env)}" + ("" if info.exists else " (no file)")
+            for info in files
+            if info.exists or info.scope != "managed"  # rarely there: say so only then
+        ),
+    )
+
+
+def stale_path_checks(registered: Registered, ctx: Context) -> list[Check]:
+    """Registered commands whose interpreter or script is gone."""
+    stale = [(info, reg, stale_paths(reg, ctx.env)) for info, reg in registered]
+    stale = [item for item in stale if item[2]]
+    if not stale:
+        return []
+    scopes = dict.fromkeys(info.scope for info, _, _ in stale)
+    fixes = "; ".join(f"ctxmode install{scope_flag(s, ctx.project_dir)}" for s in scopes)
+    return [
+        Check(
+            "hooks",
+            "stale paths",
+            FAIL,
+            f"{plural(len(stale), 'registered hook')} "
+            f"{'runs' if len(stale) == 1 else 'run'} something that does not exist: "
+            "they fail on every call",
+            f"{fixes} (replaces ctxmode's old entries in place)",
+            tuple(
+                f"{info.scope} {reg.event}: missing {' and '.join(what)}"
+                for info, reg, what in stale
+            ),
+        )
+    ]
+
+
+def event_checks(
+    registered: Registered,
+    plugin_keys: PluginKeys,
+    files: Sequence[SettingsFile],
+    env: Mapping[str, str],
+) -> list[Check]:
+    """Missing events (over all scopes, as Claude Code merges them; the plugin has all),
+    else where the hooks come from."""
+    present = {reg.event for _, reg in registered}
+    missing = [event for event in settings.SHIMS if event not in present]
+    if missing and not plugin_keys:
+        core = [event for event in missing if event in CORE_EVENTS]
+        return [
+            Check(
+                "hooks",
+                "events",
+                FAIL if core else WARN,
+                f"no ctxmode hook for {', '.join(missing)}"
+                + (": nothing is recorded or injected there" if core else ""),
+                "ctxmode install (it registers all six events)",
+            )
+        ]
+    details = []
+    for info in files:
+        if info.registrations:
+            events = ", ".join(dict.fromkeys(reg.event for reg in info.registrations))
+            details.append(f"{info.scope}: {display(info.path, env)}: {events}")
+        for key in info.plugins:
+            details.append(f"{info.scope}: {display(info.path, env)}: plugin {key} enabled")
+    return [
+        Check(
+            "hooks",
+            "registration",
+            OK,
+            "all six events registered"
+            + (
+                f" in {plural(len({info.scope for info, _ in registered}), 'file')}"
+                if registered
+                else " by the plugin"
+            ),
+            details=tuple(details),
+        )
+    ]
+
+
+def matcher_checks(registered: Registered, ctx: Context) -> list[Check]:
+    """SessionStart must fire on ``compact`` (that is when the resume is injected); a
+    tool matcher on PostToolUse records only the tools it names."""
+    checks = []
+    for info, reg in registered:
+        if reg.event == "SessionStart" and not matcher_matches(reg.matcher, "compact"):
+            checks.append(
+                Check(
+                    "hooks",
+                    "compact matcher",
+                    FAIL,
+                    f"{info.scope} SessionStart matcher {reg.matcher!r} leaves out 'compact': "
+                    "the snapshot is never injected after compaction",
+                    f"ctxmode install{scope_flag(info.scope, ctx.project_dir)} "
+                    "(matcher startup|resume|clear|compact|fork)",
+                )
+            )
+        if reg.event in ("PostToolUse", "PostToolUseFailure") and reg.matcher not in (
+            None,
+            "",
+            "*",
+        ):
+            checks.append(
+                Check(
+                    "hooks",
+                    "tool matcher",
+                    WARN,
+                    f"{info.scope} {reg.event} matcher {reg.matcher!r}: only those tools are "
+                    "recorded",
+                    f"ctxmode install{scope_flag(info.scope, ctx.project_dir)} (matches every tool)",
+                )
+            )
+    return checks
+
+
+def duplicate_checks(registered: Registered) -> list[Check]:
+    """The same event registered more than once with different commands: both run."""
+    by_event: dict[str, Registered] = {}
+    for info, reg in registered:
+        by_event.setdefault(reg.event, []).append((info, reg))
+    doubled = []
+    for event, regs in by_event.items():
+        commands = {reg.command for _, reg in regs}
+        if len(regs) > 1 and (len(commands) > 1 or len({i.scope for i, _ in regs}) < len(regs)):
+            where = ", ".join(f"{info.scope}" for info, _ in regs)
+            doubled.append(f"{event}: {len(regs)} handlers ({where})")
+    if not doubled:
+        return []
+    return [
+        Check(
+            "hooks",
+            "duplicates",
+            WARN,
+            f"{plural(len(doubled), 'event')} {'has' if len(doubled) == 1 else 'have'} "
+            "more than one ctxmode handler: each runs",
+            "keep one scope: ctxmode uninstall --project DIR / --local DIR (or --user)",
+            tuple(doubled),
+        )
+    ]
+
+
+def plugin_checks(registered: Registered, plugin_keys: PluginKeys) -> list[Check]:
+    """The ctxmode plugin enabled while settings register the hooks too."""
+    if not (plugin_keys and registered):
+        return []
+    keys = ", ".join(sorted({key for _, key in plugin_keys}))
+    return [
+        Check(
+            "hooks",
+            "plugin",
+            WARN,
+            f"the ctxmode plugin ({keys}) is enabled and settings register the hooks too: "
+            "every hook runs twice",
+            "keep one: disable the plugin in Claude Code's /plugin menu, or ctxmode uninstall",
+        )
+    ]
+
+
+def _memory_marker(text: str) -> str | None:
+    lowered = text.lower()
+    return next((marker for marker in OTHER_MEMORY_MARKERS if marker in lowered), None)
+
+
+def other_tool_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
+    """Another memory tool hooked on the events ctxmode uses (or enabled as a plugin)."""
+    found = []
+    for info in files:
+        for event, command in info.foreign:
+            if event in settings.SHIMS and _memory_marker(command):
+                found.append(f"{info.scope} {event}: {command[:120]}")
+        for key in info.other_plugins:
+            if _memory_marker(key.split("@", 1)[0]):
+                found.append(f"{info.scope}: plugin {key} enabled")
+    if not found:
+        return []
+    return [
+        Check(
+            "hooks",
+            "other memory tools",
+            WARN,
+            f"{plural(len(found), 'hook')} of another memory tool on ctxmode's events: the model may "
+            "get two competing resumes",
+            "keep one memory tool per project (remove the other's hooks or disable its plugin)",
+            tuple(found),
+        )
+    ]
