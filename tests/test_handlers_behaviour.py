@@ -650,3 +650,42 @@ def test_a_session_ended_by_clear_leaves_nothing_behind(tmp_path: Path) -> None:
     (row,) = p.resumes("s")  # no end snapshot, and the compaction one retired
     assert (row["kind"], row["consumed"], row["consumed_by"]) == ("compact", 1, "clear")
     assert p.hook("SessionStart", "newcomer", source="resume") is None
+
+
+def test_the_lookup_runs_the_cli_beside_the_hooks_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The installed CLI by its absolute path (no PATH needed), else ``ctxmode`` on PATH."""
+    import sys
+
+    from ctxmode.handlers import search_command
+
+    bindir = tmp_path / "venv bin"
+    bindir.mkdir()
+    monkeypatch.setattr(sys, "executable", str(bindir / "python"))
+    assert search_command("/p") == "ctxmode search --project /p"
+    (bindir / "ctxmode").write_text("#!/bin/sh\n")
+    assert search_command("/p") == f"'{bindir}/ctxmode' search --project /p"
+
+
+# -- the claim code (ctxmode.store) --------------------------------------------------------
+
+
+def test_of_snapshots_stamped_in_the_same_millisecond_the_last_saved_is_claimed(
+    tmp_path: Path,
+) -> None:
+    with Store.open(str(tmp_path / "s.db")) as store:
+        for session in ("first", "second", "third"):
+            store.save_resume(session, f"<session_resume session='{session}'/>", 1,
+                              kind="end", now="2026-05-01T10:00:00.000Z")  # fmt: skip
+        taken = [store.claim_resume(claimed_by="x", kind="end") for _ in range(3)]
+    assert [r.session_id for r in taken if r is not None] == ["third", "second", "first"]
+
+
+def test_errors_without_a_key_are_not_open(tmp_path: Path) -> None:
+    with Store.open(str(tmp_path / "s.db")) as store:
+        store.add_events("s", [make("tool_error", {"tool": "Bash", "key": "", "error": "e1"}),
+                               make("tool_error", {"tool": "Bash", "key": 5, "error": "e2"}),
+                               make("tool_error", {"tool": "Bash", "key": "make", "error": "e3"})],
+                         source_hook="PostToolUseFailure", project_dir="/p")  # fmt: skip
+        assert store.open_error_keys("s") == {"make"}
