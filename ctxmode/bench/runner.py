@@ -1,0 +1,235 @@
+"""The run itself: seed the sandbox, run every case round by round right after a run of
+its floor, check that the hooks did their work, and turn the samples into a
+:class:`Report`."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ctxmode.bench.cases import (
+    CASES,
+    DEFAULT_RUNS,
+    MAX_RUNS,
+    SEED_EVENTS,
+    SESSION_ID,
+    BenchError,
+    Case,
+)
+from ctxmode.bench.commands import floor_command, interpreter_of, resolve_commands
+from ctxmode.bench.launcher import Launcher, LocalRunner, make_runner
+from ctxmode.bench.payloads import big_payload, hook_env, load_payloads, render, seed_session
+from ctxmode.bench.results import CaseResult, Report, Sample, summarize
+from ctxmode.wording import plural
+
+
+def _check_store(env: Mapping[str, str], project: str, expect: Mapping[str, int]) -> list[str]:
+    """Proof the hooks did their work (a hook that does nothing is fast, too)."""
+    from ctxmode import paths
+    from ctxmode.store import Store
+
+    problems = []
+    store = Store.open(paths.store_path(project, env), readonly=True)
+    try:
+        hooks = dict(
+            store.conn.execute(
+                "SELECT source_hook, count(*) FROM session_events WHERE session_id = ? "
+                "GROUP BY source_hook",
+                (SESSION_ID,),
+            ).fetchall()
+        )
+        kinds = dict(
+            store.conn.execute(
+                "SELECT kind, count(*) FROM session_resume WHERE session_id = ? GROUP BY kind",
+                (SESSION_ID,),
+            ).fetchall()
+        )
+        count = store.event_count(SESSION_ID)
+    finally:
+        store.close()
+    for hook in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit"):
+        if expect.get(hook) and not hooks.get(hook):
+            problems.append(f"no event of {hook} reached the store")
+    for kind, hook in (("compact", "PreCompact"), ("end", "SessionEnd")):
+        if expect.get(hook) and kinds.get(kind, 0) < expect[hook]:
+            problems.append(
+                f"{hook} stored {plural(kinds.get(kind, 0), 'snapshot')} in "
+                f"{plural(expect[hook], 'run')}"
+            )
+    if count > SEED_EVENTS:
+        problems.append(f"the session holds {count} events, over the cap of {SEED_EVENTS}")
+    return problems
+
+
+def _log_problems(home: str) -> list[str]:
+    from ctxmode import hooklog
+
+    return [
+        f"hook log: {r['level']} {r['event']}: {r['message']}"
+        for r in hooklog.read_records(os.path.join(home, "logs"))
+        if r["level"] in ("ERROR", "WARN")
+    ]
+
+
+def _sample_failures(case: Case, sample: Sample) -> list[str]:
+    problems = []
+    if sample.exit_code != 0:
+        problems.append(f"exit status {sample.exit_code}")
+    if sample.stderr:
+        problems.append(f"stderr: {sample.stderr[:200]!r}")
+    if case.payload == "session_start_compact" and b"<session_resume" not in sample.stdout:
+        problems.append("printed no <session_resume> snapshot")
+    return problems
+
+
+def _rounds(
+    runner: Launcher | LocalRunner,
+    runs: int,
+    cases: Sequence[Case],
+    commands: Mapping[str, str],
+    pythons: Mapping[str, str],
+    payloads: Mapping[str, Any],
+    project: str,
+    big: str,
+    floor_samples: dict[str, list[Sample]],
+    samples: dict[str, list[Sample]],
+    failures: dict[str, list[str]],
+    expect: dict[str, int],
+    progress: Callable[[str], None] | None,
+) -> None:
+    """Run every case ``runs`` times, round by round, each after a run of its floor."""
+    n = 100_000  # above every seeded number: no call is a duplicate of the seed
+    for round_no in range(runs):
+        if progress:
+            progress(f"round {round_no + 1}/{runs}")
+        for case in cases:
+            if case.memory_case and round_no >= max(3, runs // 8):
+                continue
+            n += 1
+            python = pythons[case.event]
+            floor = runner.run(floor_command(python), b"")
+            floor_samples[python].append(floor)
+            if floor.exit_code != 0 or floor.stderr:
+                problem = f"exit status {floor.exit_code}: {floor.stderr[:200]!r}"
+                failures.setdefault(f"floor {python}", [problem])
+            stdin: bytes | str = big
+            if case.payload != "big":
+                stdin = render(payloads["payloads"][case.payload], project, SESSION_ID, n)
+            sample = runner.run(commands[case.event], stdin)
+            samples[case.name].append(sample)
+            expect[case.event] = expect.get(case.event, 0) + 1
+            for problem in _sample_failures(case, sample):
+                if problem not in failures[case.name]:
+                    failures[case.name].append(problem)
+
+
+def run(
+    runs: int = DEFAULT_RUNS,
+    settings_path: str | None = None,
+    *,
+    cases: Sequence[Case] = CASES,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    """Run the benchmark; see the module docstring."""
+    if not 1 <= runs <= MAX_RUNS:
+        raise BenchError(f"--runs must be 1 to {MAX_RUNS:,}")
+    began = time.perf_counter()
+    commands, source = resolve_commands(settings_path)
+    missing = sorted({case.event for case in cases} - set(commands))
+    if missing:
+        raise BenchError(f"no hook command for {', '.join(missing)}")
+    payloads = load_payloads()
+    pythons = {case.event: interpreter_of(commands[case.event]) for case in cases}
+    main_python = pythons.get("PostToolUse") or next(iter(pythons.values()))
+    notes = []
+    if not os.path.isabs(main_python):
+        notes.append(
+            f"the hooks start {main_python!r} found on PATH: if that is a pyenv/asdf shim "
+            "it costs several times the interpreter; `ctxmode install` pins an absolute path"
+        )
+    floor_samples: dict[str, list[Sample]] = {python: [] for python in set(pythons.values())}
+    samples: dict[str, list[Sample]] = {case.name: [] for case in cases}
+    failures: dict[str, list[str]] = {case.name: [] for case in cases}
+    expect: dict[str, int] = {}
+
+    with tempfile.TemporaryDirectory(prefix="ctxmode-bench-") as tmp:
+        tmp = os.path.realpath(tmp)  # macOS: /var is a symlink; keep one spelling
+        home = os.path.join(tmp, "home")
+        project = os.path.join(tmp, "project")
+        os.makedirs(os.path.join(project, ".git"))
+        os.makedirs(os.path.join(project, "src"))
+        env = hook_env(home, project)
+        if progress:
+            progress(f"seeding a session with {SEED_EVENTS:,} events")
+        seeded = seed_session(env, project, payloads)
+        if seeded < SEED_EVENTS:
+            raise BenchError(f"seeding stopped at {seeded} events")
+        big = os.path.join(tmp, "big-payload.json")
+        if any(case.memory_case for case in cases):
+            with open(big, "wb") as handle:
+                handle.write(big_payload(project, SESSION_ID))
+        scratch = os.path.join(tmp, "payloads")
+        os.makedirs(scratch)
+        runner = make_runner(env, project, scratch)
+        try:
+            _rounds(
+                runner,
+                runs,
+                cases,
+                commands,
+                pythons,
+                payloads,
+                project,
+                big,
+                floor_samples,
+                samples,
+                failures,
+                expect,
+                progress,
+            )
+        finally:
+            runner.close()
+        problems = _check_store(env, project, expect) + _log_problems(home)
+        problems += [
+            f"{name} failed: {', '.join(text)}"
+            for name, text in failures.items()
+            if name.startswith("floor ")
+        ]
+
+    floors = {python: summarize(s) for python, s in floor_samples.items()}
+    results = []
+    for case in cases:
+        stats = summarize(samples[case.name])
+        floor = floors[pythons[case.event]]
+        results.append(
+            CaseResult(
+                case=case,
+                command=commands[case.event],
+                stats=stats,
+                ratio_p50=stats.p50_ms / floor.p50_ms,
+                # Like with like: the floor's runs, interleaved with the hook's, met the
+                # same machine noise, so its p95 carries the noise the hook's p95 does.
+                ratio_p95=_ratio(stats.p95_ms, floor.p95_ms),
+                failures=failures[case.name],
+                ratio_p95_to_floor_p50=_ratio(stats.p95_ms, floor.p50_ms),
+                ratio_max=_ratio(stats.max_ms, floor.max_ms),
+            )
+        )
+    return Report(
+        runs=runs,
+        python=main_python,
+        commands_source=source,
+        floor_command=floor_command(main_python),
+        floor=floors[main_python],
+        results=results,
+        problems=problems,
+        notes=notes,
+        seconds=time.perf_counter() - began,
+    )
+
+
+def _ratio(value: float | None, floor: float | None) -> float | None:
+    return None if value is None or not floor else value / floor
