@@ -81,7 +81,12 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
     "redact": (
         "ctxmode/redact.py",
         None,
-        ("tests/test_redact.py", "tests/test_handlers_behaviour.py", "tests/test_privacy.py"),
+        (
+            "tests/test_redact.py",
+            "tests/test_handlers_behaviour.py",
+            "tests/test_privacy.py",
+            "tests/test_privacy_corpus.py",
+        ),
     ),
 }
 __doc__ += "".join(

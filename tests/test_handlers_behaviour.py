@@ -679,7 +679,10 @@ def test_of_snapshots_stamped_in_the_same_millisecond_the_last_saved_is_claimed(
             store.save_resume(session, f"<session_resume session='{session}'/>", 1,
                               kind="end", now="2026-05-01T10:00:00.000Z")  # fmt: skip
         taken = [store.claim_resume(claimed_by="x", kind="end") for _ in range(3)]
+        ids = {row["session_id"]: row["id"] for s in ("first", "second", "third")
+               for row in store.resumes(s)}  # fmt: skip
     assert [r.session_id for r in taken if r is not None] == ["third", "second", "first"]
+    assert [r.id for r in taken if r is not None] == [ids["third"], ids["second"], ids["first"]]
 
 
 def test_errors_without_a_key_are_not_open(tmp_path: Path) -> None:
