@@ -692,3 +692,22 @@ def test_errors_without_a_key_are_not_open(tmp_path: Path) -> None:
                                make("tool_error", {"tool": "Bash", "key": "make", "error": "e3"})],
                          source_hook="PostToolUseFailure", project_dir="/p")  # fmt: skip
         assert store.open_error_keys("s") == {"make"}
+
+
+def test_a_locked_store_with_nothing_to_record_is_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A success that could only have resolved an error, and the store is locked: the
+    log says nothing was recorded (and nothing is spooled)."""
+    from ctxmode.store import StoreLocked
+
+    p = Project(tmp_path)
+    p.bash_failed("s", "make test", "Exit code 2\nmake: *** [test] Error 2")
+
+    def locked(*args: Any, **kwargs: Any) -> Store:
+        raise StoreLocked("held")
+
+    monkeypatch.setattr(Store, "open", locked)
+    p.bash("s", "make test", stdout="ok")
+    assert "store locked; nothing to record" in _log_text(p)
+    assert _spooled(p) == []
