@@ -74,6 +74,16 @@ def _mark_source(events: list[SessionEvent], inp: HookInput) -> list[SessionEven
     return events
 
 
+def _masked(inp: HookInput, cfg: dict[str, object]) -> HookInput:
+    """The payload as every later step sees it: ``<private>`` spans removed and secrets
+    masked (the user's ``redact_patterns`` too) in each string whole, before anything
+    reads or cuts it (see ctxmode.extract.masked)."""
+    from ctxmode.extract import masked
+
+    extra = cfg.get("redact_patterns")
+    return masked(inp, tuple(extra) if extra else ())  # type: ignore[arg-type]
+
+
 def _extract(inp: HookInput, cfg: dict[str, object]) -> list[SessionEvent]:
     from ctxmode.extract import extract
 
@@ -128,9 +138,25 @@ def search_command(project_dir: str, ctx: Context | None = None) -> str:
 
 
 def shell_quote(text: str) -> str:
-    """POSIX single-quoting (shlex.quote without importing shlex and re)."""
+    """POSIX single-quoting (shlex.quote without importing shlex and re).
+
+    A lookup is element text of the snapshot, which escapes ``&``, ``<`` and ``>``,
+    shows invisible characters as ``\\uXXXX`` and collapses runs of whitespace: text
+    holding any of those is written in ANSI-C quoting (``$'…'``, bash and zsh) with
+    each such character as ``\\xHH`` bytes, so the command reads and runs as written.
+    """
     if text and all(ch.isalnum() or ch in "@%+=:,./-_" for ch in text):
         return text
+    if any(ch in "&<>" or not ch.isprintable() for ch in text) or "  " in text:
+        out = []
+        for ch in text:
+            if ch in "\\'":
+                out.append("\\" + ch)
+            elif ch in "&<> " or not ch.isprintable():
+                out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass")))
+            else:
+                out.append(ch)
+        return "$'" + "".join(out) + "'"
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
@@ -258,6 +284,7 @@ def _open_or_spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> 
 
 def on_tool(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
+    inp = _masked(inp, cfg)
     events = _extract(inp, cfg)
     success = inp.event == "PostToolUse"
     keys = _success_keys(inp, events) if success else ()
@@ -311,6 +338,7 @@ def _resolutions(store: Store, inp: HookInput, keys: tuple[str, ...]) -> list[Se
 
 def on_prompt(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
+    inp = _masked(inp, cfg)
     events = _extract(inp, cfg)
     store = _open_or_spool(inp, ctx, events)
     if store is None:

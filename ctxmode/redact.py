@@ -359,9 +359,13 @@ def _key_tails(text: str) -> tuple[str, int]:
 
 
 # (kind, gate, markers, pattern, replacement): a rule runs when ``gate`` and one of its
-# ``markers`` (if any) occur in the lower-cased text; the gate ``_RUN`` asks for a run
-# of 20 or more token characters instead. The gate lets one scan rule out a family of
-# markers; together they keep the no-secret case to a few dozen substring searches.
+# ``markers`` (if any) occur in the lower-cased text. The gate lets one scan rule out a
+# family of markers; together they keep the no-secret case to a few dozen substring
+# searches. Tokens without a prefix have the gate ``_RUN``: their markers are *shapes*
+# (see _shape: "a" a token character, ":" "=" "." themselves, " " anything else), one
+# of which must occur in the text's shape, and case-sensitive substrings of the text,
+# one of which must occur too when given. A file name of 30 letters does not start the
+# regex engine for a Discord token.
 # Order matters: whole blocks and provider tokens first, so a specific kind wins over
 # the generic "credential" of NAME=value; free text and random values last.
 _RUN = "\x00run"
@@ -518,7 +522,7 @@ _RULES: tuple[Rule, ...] = (
     (
         "mailgun-key",
         _RUN,
-        ("-",),
+        ("a" * 50, "-"),
         r"(?<![\w-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])",
         PREFIX + "mailgun-key]",
     ),
@@ -554,21 +558,21 @@ _RULES: tuple[Rule, ...] = (
     (
         "twilio-key",
         _RUN,
-        ("sk", "ac"),
+        ("a" * 34, "SK", "AC"),
         r"(?<![A-Za-z0-9_])(?:SK|AC)[0-9a-fA-F]{32}" + _RB,
         PREFIX + "twilio-key]",
     ),
     (
         "telegram-token",
         _RUN,
-        (":",),
+        (":" + "a" * 30,),
         r"(?:(?<![\w:])|(?<=bot))\d{6,12}:[A-Za-z0-9_-]{30,40}(?![\w-])",
         PREFIX + "telegram-token]",
     ),
     (
         "discord-token",
         _RUN,
-        (".",),
+        ("." + "a" * 6 + "." + "a" * 27, "." + "a" * 7 + "." + "a" * 27),
         r"(?<![\w.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![\w-])",
         PREFIX + "discord-token]",
     ),
@@ -677,23 +681,11 @@ _RULES: tuple[Rule, ...] = (
         _masked_value("password"),
     ),
     (
-        # ?sig=…&X-Amz-Signature=…#access_token=… anywhere in the text.
+        # ?sig=…&X-Amz-Signature=…#access_token=… anywhere in the text (the callback
+        # judges the name: see _secret_param).
         "url-param",
         "=",
-        (
-            "sig",
-            "token",
-            "key",
-            "secret",
-            "pass",
-            "pwd",
-            "code",
-            "cred",
-            "auth",
-            "session",
-            "jwt",
-            "otp",
-        ),
+        ("?", "#"),
         r"(?<=[?&#])(?P<name>[\w.%\[\]-]+)=(?!\[REDACTED:)[^\s&#'\"\\<>]+",
         _url_param,
     ),
@@ -776,7 +768,7 @@ _RULES: tuple[Rule, ...] = (
         # NAME=<long random value>: the name says nothing, the value does.
         "secret",
         _RUN,
-        ("=", ":"),
+        tuple(sep + " " * n + "a" * 20 for sep in "=:" for n in range(4)),
         _RANDOM_PATTERN,
         _random_value,
     ),
@@ -821,17 +813,29 @@ def _apply_extra(text: str, extra: Iterable[str | Pattern[str]]) -> str:
     return text
 
 
-# Bytes of a token character ([A-Za-z0-9_-]) map to "a", every other byte to " ": a run
-# of 20 "a"s is a long token somewhere in the text. bytes.translate runs at C speed.
+# A text's shape: each token character ([A-Za-z0-9_-]) becomes "a", ":" "=" "." stay,
+# every other character becomes " " (one byte per character: bytes.translate, C speed).
 _SHAPE = bytes(
-    0x61 if (chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-")) else 0x20
+    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-")
+    else b if chr(b) in ":=." else 0x20
     for b in range(256)
-)
+)  # fmt: skip
+_SHAPE_CHARS = frozenset("a:=. ")
 _RUN_NEEDLE = b"a" * 20
 
 
-def _has_run(text: str) -> bool:
-    return _RUN_NEEDLE in text.encode("ascii", "replace").translate(_SHAPE)
+def _shape(text: str) -> bytes:
+    return text.encode("ascii", "replace").translate(_SHAPE)
+
+
+def _run_ready(text: str, shape: bytes, markers: tuple[str, ...]) -> bool:
+    """A ``_RUN`` rule's markers: one of its shapes in ``shape``, and one of its
+    case-sensitive substrings in ``text`` when it has any."""
+    shapes = [m for m in markers if set(m) <= _SHAPE_CHARS]
+    words = [m for m in markers if not set(m) <= _SHAPE_CHARS]
+    if not any(m.encode() in shape for m in shapes):
+        return False
+    return not words or any(w in text for w in words)
 
 
 # Rules whose matches lie within one line and contain one of their markers (or, for
@@ -870,7 +874,7 @@ def _marker_lines(text: str, low: str, markers: tuple[str, ...]) -> list[tuple[i
 
 def _run_lines(text: str) -> list[tuple[int, int]]:
     """The lines of ``text`` holding a run of 20 token characters, in order."""
-    shape = text.encode("ascii", "replace").translate(_SHAPE)  # one byte per character
+    shape = _shape(text)
     spans: list[tuple[int, int]] = []
     i = shape.find(_RUN_NEEDLE)
     while i >= 0:
@@ -905,13 +909,18 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     if extra:
         text = _apply_extra(text, extra)
     low = text.lower()
-    run: bool | None = None
+    shape: bytes | None = None
     by_line = len(text) > _LINE_MODE_CHARS and len(low) == len(text)
     seen: dict[str, bool] = {}  # marker → found: rules share markers, scan each once
     for _kind, gate, markers, source, repl in _RULES:
-        if gate is not _RUN and gate not in low:
+        if gate is _RUN:
+            if shape is None:
+                shape = _shape(text)
+            if not _run_ready(text, shape, markers):
+                continue
+        elif gate not in low:
             continue
-        if markers:  # a plain loop: a generator per rule would double the cost of a call
+        elif markers:  # a plain loop: a generator per rule would double the cost of a call
             for marker in markers:
                 found = seen.get(marker)
                 if found is None:
@@ -919,11 +928,6 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
                 if found:
                     break
             else:
-                continue
-        if gate is _RUN:
-            if run is None:
-                run = _has_run(text)
-            if not run:
                 continue
         if source is _KEY_TAILS:
             text, count = _key_tails(text)
@@ -937,7 +941,7 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
             text, count = _pattern(source).subn(repl, text)
         if count:
             low = text.lower()
-            run = None
+            shape = None
             seen.clear()
             by_line = len(text) > _LINE_MODE_CHARS and len(low) == len(text)
     return text
@@ -1114,8 +1118,8 @@ def cut_from(text: str, n: int) -> int:
     a mask."""
     if n <= 0 or n >= len(text):
         return max(0, min(n, len(text)))
-    start = text.rfind(PREFIX, 0, n)
-    if start < 0:
+    start = text.rfind(PREFIX, 0, n + len(PREFIX) - 1)
+    if start < 0 or start >= n:
         return n
     end = text.find("]", start)
     if end < 0 or end < n:
@@ -1164,6 +1168,7 @@ _INVISIBLE_RANGES = (
     (0xE0000, 0xE007F), (0xE0100, 0xE01EF),
 )  # fmt: skip
 _visible_table: dict[int, str] = {}
+_replace_tables: dict[str, dict[int, str]] = {}
 
 
 def _escape(code: int) -> str:
@@ -1173,12 +1178,24 @@ def _escape(code: int) -> str:
     return f"\\u{code:04x}"
 
 
-def visible(text: str) -> str:
+def visible(text: str, replacement: str | None = None) -> str:
     """``text`` with invisible, direction-changing and control characters shown as
-    ``\\uXXXX`` escapes (tab and newline kept). The escapes are also valid inside JSON
-    strings, so a serialised JSON document stays valid and decodes to the same data."""
+    ``\\uXXXX`` escapes (tab and newline kept), or each replaced by ``replacement``.
+
+    The escapes are also valid inside JSON strings: a serialised JSON document stays
+    valid and decodes to the same data.
+    """
     if text.isascii() and text.isprintable():
         return text
+    if replacement is not None:
+        table = _replace_tables.get(replacement)
+        if table is None:
+            table = _replace_tables[replacement] = {
+                code: replacement
+                for low, high in _INVISIBLE_RANGES
+                for code in range(low, high + 1)
+            }
+        return text.translate(table)
     if not _visible_table:
         for low, high in _INVISIBLE_RANGES:
             for code in range(low, high + 1):

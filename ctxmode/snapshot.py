@@ -48,7 +48,7 @@ preface to say so: where it comes from, when that session ended, why it is given
 
 from __future__ import annotations
 
-from ctxmode import fastjson
+from ctxmode import fastjson, redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,13 +141,15 @@ def _legal(c: str) -> bool:
 
 
 def _clean(s: str) -> str:
-    """One line: whitespace runs become one space; characters XML 1.0 forbids are removed."""
+    """One line: whitespace runs become one space; characters XML 1.0 forbids are removed;
+    invisible and direction-changing characters (bidi overrides, zero-width) are shown as
+    ``\\uXXXX`` escapes, so the text reads as what it is."""
     s = " ".join(s.split())
     # ``isprintable`` runs at C speed and is False for every control character, surrogate
     # and non-character (U+FFFE/U+FFFF), so the per-character loop runs only when needed.
     if s.isprintable():
         return s
-    return "".join([c for c in s if _legal(c)]).strip()
+    return redact.visible("".join([c for c in s if _legal(c)]).strip())
 
 
 def _clean_lines(s: str) -> str:
@@ -185,7 +187,7 @@ def _cut(s: str, n: int) -> str:
     """At most ``n`` characters, preferring a word boundary; a cut ends in an ellipsis."""
     if len(s) <= n:
         return s
-    head = s[: n - 1]
+    head = s[: redact.cut_at(s, n - 1)]  # never inside a [REDACTED:…] mask
     space = head.rfind(" ", (n * 3) // 4)
     if space > 0:
         head = head[:space]
@@ -196,7 +198,7 @@ def _cut_tail(s: str, n: int) -> str:
     """At most ``n`` characters keeping the end: a path's file name says the most."""
     if len(s) <= n:
         return s
-    return _ELLIPSIS + s[len(s) - n + 1 :]
+    return _ELLIPSIS + s[redact.cut_from(s, len(s) - n + 1) :]
 
 
 def _nbytes(s: str) -> int:
@@ -211,7 +213,8 @@ def shell_quote(s: str) -> str:
 
 def _query(raw: str, fallback: str) -> str:
     """A search query from an item's text: one line, no XML-special characters, short."""
-    q = _clean(_pre(raw, _QUERY_CHARS))
+    # Invisible characters split the text like & < > do: an escape would not match.
+    q = _clean(redact.visible(_pre(raw, _QUERY_CHARS), "<"))
     if "&" in q or "<" in q or ">" in q:
         # Never escaped, so that the lookup reads exactly as the command to run: take the
         # first stretch of text between such characters that is long enough to be precise

@@ -16,6 +16,7 @@ from click.decorators import FC
 from ctxmode import paths
 from ctxmode import store as store_mod
 from ctxmode.migrations import _sqlite3
+from ctxmode.redact import visible
 from ctxmode.store import Store, StoreError
 
 project_option = click.option(
@@ -196,7 +197,9 @@ def claim_state(resume: dict[str, Any], *, explain: bool = True) -> str:
 
 
 def echo_json(value: Any) -> None:
-    click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
+    """``value`` as indented JSON; invisible and direction-changing characters in it are
+    written as ``\\uXXXX`` escapes (the same JSON, shown as it is)."""
+    click.echo(visible(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()))
 
 
 def relative_time(iso: str | None, now: float | None = None) -> str:

@@ -17,6 +17,7 @@ from ctxmode.cli.common import (
     since_option,
 )
 from ctxmode.events import CATEGORIES
+from ctxmode.redact import cut_at, visible
 from ctxmode.wording import plural, snapshot_state
 
 EVENT_FIELDS = (
@@ -96,7 +97,7 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
         click.echo(f"No sessions recorded in {store_path}.")
         return
     for session in document["sessions"]:
-        click.secho(f"session {session['session_id']}", bold=True)
+        click.secho(visible(f"session {session['session_id']}"), bold=True)
         click.echo(
             f"  started {relative_time(session['started_at'])}, last activity "
             f"{relative_time(session['last_event_at'])}, "
@@ -107,10 +108,12 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
         for event in session["events"]:
             data = event["data"]
             if len(data) > 160:
-                data = data[:157] + "..."
+                data = data[: cut_at(data, 157)] + "..."  # never inside a [REDACTED:…] mask
             click.echo(
-                f"  {event['created_at'][11:19]}  p{event['priority']}  "
-                f"{event['category']:<12} {event['type']:<{width}}  {data}"
+                visible(
+                    f"  {event['created_at'][11:19]}  p{event['priority']}  "
+                    f"{event['category']:<12} {event['type']:<{width}}  {data}"
+                )
             )
         for resume in session["resumes"]:
             size = len((resume["snapshot"] or "").encode("utf-8"))
@@ -162,6 +165,6 @@ def dump(
             for entry in document["sessions"]:
                 for event in entry["events"]:
                     line = {"session_id": entry["session_id"], **event}
-                    click.echo(orjson.dumps(line).decode())
+                    click.echo(visible(orjson.dumps(line).decode()))
         else:
             _render_text(document, store.path)

@@ -29,6 +29,7 @@ from ctxmode.cli.common import (
 )
 from ctxmode.cli.common import parse_since as parse_since  # re-exported: shared by all commands
 from ctxmode.events import CATEGORIES, TYPES
+from ctxmode.redact import visible
 from ctxmode.store import SEARCH_CANDIDATES, SearchHit, Store, StoreError, parse_query
 
 DEFAULT_LIMIT = 10
@@ -186,7 +187,8 @@ def block_lines(number: int, block: Block, now: float | None = None) -> tuple[st
         lines.append(
             f"{INDENT}({block.count} identical events{where}, first {_stamp(block.first_at)})"
         )
-    return " · ".join(parts), lines
+    # Stored text is shown as it is: invisible and direction-changing characters as escapes.
+    return visible(" · ".join(parts)), [visible(line) for line in lines]
 
 
 def highlighter(terms: list[str]) -> re.Pattern[str] | None:
@@ -244,6 +246,7 @@ def render(
 
 
 def _subject(query: str) -> str:
+    query = visible(query)
     if not query:
         return "among the newest events"
     # Quoted for reading, not repr(): a backslash in the query shows as itself.
@@ -350,7 +353,7 @@ def search(
             if as_json:
                 hits = find(store, text, limit=limit, **options)
                 output = orjson.dumps([hit_json(h) for h in hits], option=orjson.OPT_INDENT_2)
-                click.echo(output.decode())
+                click.echo(visible(output.decode()))
                 record_output(store, len(output) + 1)
                 return
             fetch = max(SEARCH_CANDIDATES, limit * FETCH_PER_BLOCK)
@@ -359,7 +362,7 @@ def search(
             raise click.ClickException(f"search failed: {exc}") from exc
         filters = describe_filters(session=session, category=category, type=type_, since=since)
         if not fetched:
-            output_text = f"no matches {_subject(text)}{filters}.\n"
+            output_text = visible(f"no matches {_subject(text)}{filters}.\n")
             if len(parse_query(text)) > 1:
                 output_text += "Every word must occur in an event: try fewer or shorter words.\n"
         else:

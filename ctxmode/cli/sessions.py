@@ -26,6 +26,7 @@ from ctxmode.cli.common import (
     store_path_for,
 )
 from ctxmode.doctor import human_size
+from ctxmode.redact import visible
 from ctxmode.store import Store, StoreError, parse_iso
 from ctxmode.wording import noun_for, plural
 
@@ -140,9 +141,11 @@ def sessions_cmd(project: str | None, as_json: bool) -> None:
     click.echo(header + "TITLE")
     for row in rows:
         click.echo(
-            f"{local_time(row['started_at']):<16}  {relative_time(row['last_event_at']):<11}  "
-            f"{row['event_count']:>6}  {row['compact_count']:>7}  {row['session_id'][:8]:<8}  "
-            f"{title(row['title'], width)}"
+            visible(
+                f"{local_time(row['started_at']):<16}  {relative_time(row['last_event_at']):<11}  "
+                f"{row['event_count']:>6}  {row['compact_count']:>7}  {row['session_id'][:8]:<8}  "
+                f"{title(row['title'], width)}"
+            )
         )
 
 
@@ -210,11 +213,16 @@ def show_snapshot_cmd(
     snapshot = str(resume["snapshot"])
     size = len(snapshot.encode("utf-8"))
     click.echo(
-        f"snapshot #{resume['compact_seq']} ({resume['kind']}) of session {resume['session_id']}: "
-        f"{plural(size, 'byte', grouped=True)}, {plural(resume['event_count'], 'event')}, taken "
-        f"{relative_time(resume['created_at'])}; {claim_state(resume)}"
+        visible(
+            f"snapshot #{resume['compact_seq']} ({resume['kind']}) of session "
+            f"{resume['session_id']}: {plural(size, 'byte', grouped=True)}, "
+            f"{plural(resume['event_count'], 'event')}, taken "
+            f"{relative_time(resume['created_at'])}; {claim_state(resume)}"
+        )
     )
-    body = (snapshot if raw else pretty_xml(snapshot)).rstrip("\n")
+    # Invisible and direction-changing characters as escapes (snapshots stored by an older
+    # ctxmode may hold them raw).
+    body = visible((snapshot if raw else pretty_xml(snapshot)).rstrip("\n"))
     if color_enabled():
         body = _TAG.sub(lambda m: click.style(m.group(0), fg="cyan"), body)
     click.echo(body)
