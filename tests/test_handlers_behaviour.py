@@ -711,3 +711,22 @@ def test_a_locked_store_with_nothing_to_record_is_logged(
     p.bash("s", "make test", stdout="ok")
     assert "store locked; nothing to record" in _log_text(p)
     assert _spooled(p) == []
+
+
+def test_the_latest_snapshot_of_a_session_is_the_last_saved(tmp_path: Path) -> None:
+    with Store.open(str(tmp_path / "s.db")) as store:
+        for seq in (1, 2, 3):
+            store.save_resume("s", f"<session_resume compaction='{seq}'/>", 1,
+                              kind="compact", now="2026-05-01T10:00:00.000Z")  # fmt: skip
+        latest = store.latest_resume("s", kind="compact")
+    assert latest is not None and latest["compact_seq"] == 3
+
+
+def test_a_snapshot_built_on_the_spot_takes_the_next_compaction_number(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    p.write("s", "a.py")
+    p.hook("PreCompact", "s", trigger="auto")
+    assert p.hook("SessionStart", "s", source="compact") is not None
+    p.write("s", "b.py")  # the next compaction's PreCompact never ran
+    context = p.hook("SessionStart", "s", source="compact")
+    assert context is not None and ET.fromstring(context).attrib["compaction"] == "2"
