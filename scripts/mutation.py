@@ -74,7 +74,7 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
         ),
     ),
     "snapshot": (
-        "ctxmode/snapshot.py",
+        "ctxmode/snapshot",
         None,
         ("tests/test_handlers_behaviour.py", "tests/test_snapshot.py"),
     ),
@@ -313,6 +313,12 @@ class _Finder(ast.NodeVisitor):
 
 
 def find_mutants(root: Path, module: str, functions: tuple[str, ...] | None) -> list[Mutant]:
+    if (root / module).is_dir():  # a package: the mutants of each of its modules
+        return [
+            m
+            for path in sorted((root / module).glob("*.py"))
+            for m in find_mutants(root, str(path.relative_to(root)), functions)
+        ]
     source = (root / module).read_bytes()
     finder = _Finder(module, source, functions, sql=functions is not None)
     finder.visit(ast.parse(source))
@@ -407,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         mutants = find_mutants(args.root, module, functions)
         if args.sample and len(mutants) > args.sample:
             mutants = sorted(random.Random(args.seed).sample(mutants, args.sample),
-                             key=lambda m: m.start)  # fmt: skip
+                             key=lambda m: (m.module, m.start))  # fmt: skip
         if args.retest:
             survived = {
                 line.split("\t", 1)[1]

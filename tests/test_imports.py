@@ -57,8 +57,8 @@ PURE = ["events", "fastjson", "snapshot", "redact"]
 
 
 def _module_files(name: str) -> list[Path]:
-    if name == "extract":
-        return sorted((PACKAGE / "extract").glob("*.py"))
+    if (PACKAGE / name).is_dir():  # a package (extract, snapshot): every module in it
+        return sorted((PACKAGE / name).glob("*.py"))
     path = PACKAGE / f"{name}.py"
     return [path] if path.exists() else []
 

@@ -251,7 +251,7 @@ def test_a_broken_snapshot_builder_fails_scenario_1_saying_what_was_missing(
     scenario 1's check on what the model received can notice. It must, and say so.
     """
     e2e.use_broken_copy(
-        "snapshot.py",
+        "snapshot/__init__.py",
         "\n\ndef build_snapshot(*args, **kwargs):\n"
         "    raise RuntimeError('e2e: snapshot builder broken on purpose')\n",
     )

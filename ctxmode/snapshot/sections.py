@@ -1,0 +1,313 @@
+"""The sections, in display order (:data:`SECTIONS`): each builder turns the folded
+:class:`State` into a :class:`Section` of candidate items (at most ``_MAX_*`` of a kind;
+the rest only count as omitted), with each value's cap, the order the items go in when
+space runs out, and the section's lookup hint. Pure."""
+
+from __future__ import annotations
+
+from ctxmode.snapshot.fold import first_lines
+from ctxmode.snapshot.render import Item, Section, lookup_hint, path_query, search_query
+from ctxmode.snapshot.text import clean, clean_lines, cut, cut_tail, pre
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.snapshot.fold import State
+
+# How many items of each kind are candidates at all (the rest only count as omitted).
+_MAX_TASKS = 12
+_MAX_CHANGED = 10
+_MAX_READ = 5
+_MAX_ERRORS = 4
+_MAX_NOTES = 6
+_MAX_RULES = 6
+_MAX_COMMITS = 5
+_MAX_OPS = 4
+_MAX_SETUPS = 5
+_MAX_AGENTS = 4
+_MAX_MCP = 5
+_MAX_REFS = 5
+
+
+def _task_order(task: list[str]) -> tuple[int, int, int, str]:
+    shown = task[0]
+    numeric = len(shown) < 19 and shown.isdecimal()
+    return (
+        0 if task[2] == "in_progress" else 1,
+        0 if numeric else 1,
+        int(shown) if numeric else 0,
+        shown,
+    )
+
+
+def _sec_requests(st: State, cmd: str) -> Section | None:
+    prompts = st.prompts
+    if not prompts:
+        return None
+    last = prompts[-3:]
+    items: list[Item] = []
+    goal = prompts[0][0]
+    has_goal = len(prompts) > 3 and all(goal != p[0] for p in last)
+    if has_goal:
+        items.append(Item("goal", [], clean(pre(goal, 300)), 300))
+    for n, (text, intent) in enumerate(last):
+        cap = 700 if n == len(last) - 1 else 240
+        attrs = [("intent", clean(pre(intent, 40)), 40)] if intent.strip() else []
+        items.append(Item("prompt", attrs, clean(pre(text, cap)), cap))
+    # Goes first: the older recent prompts, then the goal; the last request stays.
+    start = 1 if has_goal else 0
+    drop = list(range(start, len(items) - 1)) + ([0] if has_goal else []) + [len(items) - 1]
+    lookup = lookup_hint(cmd, search_query(prompts[-1][0], "prompt"))
+    return Section("requests", items, lookup, total=len(prompts), drop=drop, keep=1)
+
+
+def _sec_tasks(st: State, cmd: str) -> Section | None:
+    tasks = list(st.tasks.values())
+    todos = st.todos
+    if not tasks and not todos:
+        return None
+    done = sum(1 for t in tasks if t[2] == "completed") + sum(
+        1 for t in todos if t[1] == "completed"
+    )
+    open_tasks = sorted((t for t in tasks if t[2] != "completed"), key=_task_order)
+    open_todos = [t for t in todos if t[1] == "in_progress"] + [
+        t for t in todos if t[1] not in ("in_progress", "completed")
+    ]
+    items: list[Item] = []
+    hint = ""
+    for shown, subject, status, _description in open_tasks:
+        if len(items) == _MAX_TASKS:
+            break
+        attrs = [("id", clean(pre(shown, 24)), 24)] if shown else []
+        attrs.append(("status", clean(pre(status, 24)), 24))
+        items.append(Item("task", attrs, clean(pre(subject, 120)), 120))
+        hint = hint or subject
+    for content, status in open_todos:
+        if len(items) == _MAX_TASKS:
+            break
+        items.append(
+            Item("task", [("status", clean(pre(status, 24)), 24)], clean(pre(content, 120)), 120)
+        )
+        hint = hint or content
+    hint = hint or st.task_hint or (todos[-1][0] if todos else "")
+    head = [("completed", str(done))] if done else []
+    lookup = lookup_hint(cmd, search_query(hint, "task"))
+    total = len(open_tasks) + len(open_todos)
+    return Section("tasks", items, lookup, total=total, attrs=head)
+
+
+def _sec_changed(st: State, cmd: str) -> Section | None:
+    if not st.changed:
+        return None
+    items: list[Item] = []
+    newest = ""
+    for path, entry in reversed(st.changed.items()):
+        if len(items) == _MAX_CHANGED:
+            break
+        newest = newest or path
+        attrs = [
+            ("path", clean(pre(path, 160)), -160),
+            ("change", ",".join(entry[0]), 0),
+            ("count", str(entry[1]), 0),
+        ]
+        items.append(Item("file", attrs))
+    lookup = lookup_hint(cmd, search_query(path_query(newest), "file"))
+    return Section("files_changed", items, lookup, total=len(st.changed))
+
+
+def _sec_read(st: State, cmd: str) -> Section | None:
+    paths = [(p, n) for p, n in st.read.items() if p not in st.changed]
+    if not paths:
+        return None
+    items = []
+    for path, count in reversed(paths[-_MAX_READ:]):
+        attrs = [("path", clean(pre(path, 160)), -160)]
+        if count > 1:
+            attrs.append(("count", str(count), 0))
+        items.append(Item("file", attrs))
+    lookup = lookup_hint(cmd, search_query(path_query(paths[-1][0]), "file"))
+    return Section("files_read", items, lookup, total=len(paths))
+
+
+def _sec_errors(st: State, cmd: str) -> Section | None:
+    if not st.errors:
+        return None
+    items = []
+    errors = list(st.errors.values())
+    for tool, key, error, count in reversed(errors[-_MAX_ERRORS:]):
+        attrs = []
+        if tool:
+            attrs.append(("tool", clean(pre(tool, 40)), 40))
+        if key:
+            attrs.append(("key", clean(pre(key, 120)), 120))
+        if count > 1:
+            attrs.append(("count", str(count), 0))
+        items.append(Item("error", attrs, first_lines(error) or "(no message)", 300))
+    tool, key, error, _count = errors[-1]
+    lookup = lookup_hint(cmd, search_query(key or first_lines(error), "error"))
+    extra = [("resolved", str(st.resolved))] if st.resolved else []
+    return Section("errors", items, lookup, total=len(errors), attrs=extra)
+
+
+def _sec_decisions(st: State, cmd: str) -> Section | None:
+    if not st.notes:
+        return None
+    # Most important first (priority 1 is critical), roles before decisions, then newest.
+    ranked = sorted(st.notes.items(), key=lambda kv: kv[1])
+    items = [
+        Item(tag, [], clean(pre(text, 240)), 240) for (tag, text), _rank in ranked[:_MAX_NOTES]
+    ]
+    lookup = lookup_hint(cmd, search_query(ranked[0][0][1], "decision"))
+    return Section("decisions", items, lookup, total=len(ranked))
+
+
+def _sec_plan(st: State, cmd: str) -> Section | None:
+    if st.plan is None:
+        return None
+    plan, path = st.plan
+    text = clean_lines(pre(plan, 900))
+    if not text:
+        return None
+    attrs = [("path", clean(pre(path, 160)), -160)] if path else []
+    first = text.split("\n", 1)[0].lstrip("#>*- ")
+    lookup = lookup_hint(cmd, search_query(first, "plan"))
+    return Section("plan", [Item("text", attrs, text, 900)], lookup, total=1)
+
+
+def _sec_rules(st: State, cmd: str) -> Section | None:
+    if not st.rules:
+        return None
+    rules = list(st.rules.items())
+    items = [
+        Item("rule", [("path", clean(pre(p, 160)), -160), ("change", "edit" if e else "read", 0)])
+        for p, e in reversed(rules[-_MAX_RULES:])
+    ]
+    lookup = lookup_hint(cmd, search_query(path_query(rules[-1][0]), "rule"))
+    return Section("rules", items, lookup, total=len(rules))
+
+
+# git ops a later commit has taken in: showing them would suggest uncommitted work.
+_ABSORBED_OPS = ("add", "rm", "mv")
+
+
+def _sec_git(st: State, cmd: str) -> Section | None:
+    ops = [
+        (text, entry)
+        for text, entry in st.ops.items()
+        if not (entry[0] in _ABSORBED_OPS and entry[2] < st.last_commit)
+    ]
+    if st.branch is None and not st.commits and not ops:
+        return None
+    attrs = []
+    if st.branch is not None:
+        attrs.append(("branch", cut(clean(pre(st.branch[0], 100)), 100)))
+    if st.commits:
+        after = sum(1 for entry in st.changed.values() if entry[4] > st.last_commit)
+        if after:
+            attrs.append(("changed_since_commit", str(after)))
+    items = []
+    for message, sha, where in reversed(st.commits[-_MAX_COMMITS:]):
+        item_attrs = [("sha", clean(pre(sha, 40)), 40)] if sha else []
+        if where:
+            item_attrs.append(("dir", clean(pre(where, 120)), -120))
+        first = clean_lines(pre(message, 120)).split("\n", 1)[0]
+        items.append(Item("commit", item_attrs, first or "(no message)", 120))
+    n_commits = len(items)
+    for text, entry in reversed(ops[-_MAX_OPS:]):
+        item_attrs = [("count", str(entry[1]), 0)] if entry[1] > 1 else []
+        items.append(Item("op", item_attrs, clean(pre(text, 100)), 100))
+    # Other operations go before commits, the oldest of each first.
+    drop = list(range(len(items) - 1, n_commits - 1, -1)) + list(range(n_commits - 1, -1, -1))
+    if st.commits:
+        hint = clean_lines(pre(st.commits[-1][0], 120)).split("\n", 1)[0]
+    elif st.branch is not None:
+        hint = st.branch[0]
+    else:
+        hint = ops[-1][0]
+    lookup = lookup_hint(cmd, search_query(hint, "git"))
+    return Section("git", items, lookup, total=len(st.commits) + len(ops), attrs=attrs, drop=drop)
+
+
+def _sec_env(st: State, cmd: str) -> Section | None:
+    if not st.cwd and not st.setups:
+        return None
+    attrs = [("cwd", cut_tail(clean(pre(st.cwd, 200)), 200))] if st.cwd else []
+    setups = list(st.setups.items())
+    items = []
+    for (kind, tool, detail), count in reversed(setups[-_MAX_SETUPS:]):
+        item_attrs = []
+        if kind:
+            item_attrs.append(("kind", clean(pre(kind, 24)), 24))
+        if tool:
+            item_attrs.append(("tool", clean(pre(tool, 40)), 40))
+        if count > 1:
+            item_attrs.append(("count", str(count), 0))
+        items.append(Item("setup", item_attrs, clean(pre(detail, 120)), 120))
+    if setups:
+        kind, tool, detail = setups[-1][0]
+        hint = detail or tool or kind
+    else:
+        hint = st.cwd
+    lookup = lookup_hint(cmd, search_query(hint, "env"))
+    return Section("environment", items, lookup, total=len(setups), attrs=attrs)
+
+
+def _sec_agents(st: State, cmd: str) -> Section | None:
+    if not st.agents:
+        return None
+    agents = list(st.agents.items())
+    items = []
+    for (agent_type, description), count in reversed(agents[-_MAX_AGENTS:]):
+        attrs = [("type", clean(pre(agent_type, 60)), 60)] if agent_type else []
+        if count > 1:
+            attrs.append(("count", str(count), 0))
+        items.append(Item("subagent", attrs, clean(pre(description, 120)), 120))
+    agent_type, description = agents[-1][0]
+    lookup = lookup_hint(cmd, search_query(description or agent_type, "subagent"))
+    return Section("subagents", items, lookup, total=len(agents))
+
+
+def _sec_mcp(st: State, cmd: str) -> Section | None:
+    if not st.mcp:
+        return None
+    tools = list(st.mcp.items())
+    items = []
+    for (server, tool), count in reversed(tools[-_MAX_MCP:]):
+        attrs = []
+        if server:
+            attrs.append(("server", clean(pre(server, 60)), 60))
+        if tool:
+            attrs.append(("name", clean(pre(tool, 60)), 60))
+        attrs.append(("count", str(count), 0))
+        items.append(Item("tool", attrs))
+    server, tool = tools[-1][0]
+    lookup = lookup_hint(cmd, search_query(f"{server} {tool}", "mcp"))
+    return Section("mcp", items, lookup, total=len(tools))
+
+
+def _sec_refs(st: State, cmd: str) -> Section | None:
+    if not st.refs:
+        return None
+    refs = list(st.refs.items())
+    items = []
+    for (tag, value), count in reversed(refs[-_MAX_REFS:]):
+        attrs = [("count", str(count), 0)] if count > 1 else []
+        items.append(Item(tag, attrs, clean(pre(value, 160)), 160))
+    lookup = lookup_hint(cmd, search_query(refs[-1][0][1], "url"))
+    return Section("references", items, lookup, total=len(refs))
+
+
+SECTIONS = (
+    _sec_requests,
+    _sec_tasks,
+    _sec_changed,
+    _sec_read,
+    _sec_errors,
+    _sec_decisions,
+    _sec_plan,
+    _sec_rules,
+    _sec_git,
+    _sec_env,
+    _sec_agents,
+    _sec_mcp,
+    _sec_refs,
+)
