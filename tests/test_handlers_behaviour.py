@@ -594,7 +594,10 @@ def test_startup_injection_is_opt_in(config: dict[str, Any], handed: bool, tmp_p
             assert "fresh" in {s["session_id"] for s in store.sessions()}
 
 
-@pytest.mark.parametrize(("hours_old", "handed"), [(0.5, True), (3.0, False)])
+@pytest.mark.parametrize(
+    ("hours_old", "handed"),
+    [(0.5, True), (3.0, False), (2 + 1 / 3600, False)],  # the last: 1 s past the limit
+)
 def test_startup_injection_takes_only_recent_snapshots(
     hours_old: float, handed: bool, tmp_path: Path
 ) -> None:
