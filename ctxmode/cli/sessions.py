@@ -25,8 +25,8 @@ from ctxmode.cli.common import (
     resolve_session,
     store_path_for,
 )
-from ctxmode.doctor import human_size
 from ctxmode.redact import visible
+from ctxmode.sizes import human_size
 from ctxmode.store import Store, StoreError, parse_iso
 from ctxmode.wording import noun_for, plural
 
