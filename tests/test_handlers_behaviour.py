@@ -733,3 +733,34 @@ def test_a_snapshot_built_on_the_spot_takes_the_next_compaction_number(tmp_path:
     p.write("s", "b.py")  # the next compaction's PreCompact never ran
     context = p.hook("SessionStart", "s", source="compact")
     assert context is not None and ET.fromstring(context).attrib["compaction"] == "2"
+
+
+def _prompts_snapshot(texts: list[str]) -> ET.Element:
+    events = [make("user_prompt", {"text": text}) for text in texts]
+    for i, event in enumerate(events):
+        event.created_at = _stamp(i)
+        event.id = i + 1
+    return ET.fromstring(build_snapshot(events, session_id="s", compact_seq=1, budget=9000))
+
+
+def test_the_goal_is_the_first_request_once_it_left_the_last_three() -> None:
+    long_last = "finally: " + "y" * 600
+    root = _prompts_snapshot(["build the invoice exporter", "b", "c", "d " + "x" * 300, long_last])
+    requests = root.find("requests")
+    assert requests is not None
+    assert [el.tag for el in requests if el.tag != "lookup"] == [
+        "goal",
+        "prompt",
+        "prompt",
+        "prompt",
+    ]
+    assert requests.find("goal").text == "build the invoice exporter"  # type: ignore[union-attr]
+    prompts = [el.text or "" for el in requests.iter("prompt")]
+    assert prompts[-1] == long_last  # the last request whole (up to 700 characters)
+    assert prompts[1].endswith("…") and len(prompts[1]) <= 241  # earlier ones shorter
+    # Three requests or fewer: all shown, no separate goal.
+    few = _prompts_snapshot(["build the invoice exporter", "b", "c"]).find("requests")
+    assert few is not None and few.find("goal") is None
+    # The first request repeated among the last three is not shown twice.
+    again = _prompts_snapshot(["fix the bug", "b", "c", "fix the bug"]).find("requests")
+    assert again is not None and again.find("goal") is None
