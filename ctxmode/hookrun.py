@@ -19,6 +19,7 @@ import time
 # hooklog is imported where a message is written: a hook that succeeds writes none, and
 # the import costs ~0.2 ms per process (bench: ctxmode bench).
 from ctxmode import fastjson, paths, payload
+from ctxmode.context import Context as Context  # re-exported: tests and older callers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,23 +52,6 @@ EXPECTED_STATES = {
 # Bytes of an oversized payload kept for salvaging its leading fields.
 SALVAGE_HEAD = 64 * 1024
 READ_CHUNK = 1024 * 1024
-
-
-class Context:
-    """What a handler needs besides the input: environment, paths, clock, deadline."""
-
-    __slots__ = ("deadline", "env", "log_dir", "root", "started", "store_path")
-
-    def __init__(self, env: Mapping[str, str], root: str, store_path: str, deadline: float):
-        self.env = env
-        self.root = root
-        self.store_path = store_path
-        self.log_dir = os.path.join(root, "logs")
-        self.started = time.monotonic()
-        self.deadline = deadline
-
-    def remaining(self) -> float:
-        return self.deadline - (time.monotonic() - self.started)
 
 
 def disabled(env: Mapping[str, str]) -> bool:
