@@ -335,9 +335,9 @@ def test_another_sessions_compaction_snapshot_waits_out_its_grace(
 ) -> None:
     """A compaction snapshot belongs to its own session for 10 minutes (its SessionStart
     is due); only one unclaimed after that goes to a new session that resumes."""
-    import ctxmode.store
+    import ctxmode.store.resumes
 
-    monkeypatch.setattr(ctxmode.store.time, "time", lambda: _NOW)
+    monkeypatch.setattr(ctxmode.store.resumes.time, "time", lambda: _NOW)
     p = Project(tmp_path)
     p.write("other", "other.py")  # the store exists
     _save_compact_snapshot_aged(p, "compacted", age)
@@ -764,3 +764,28 @@ def test_the_goal_is_the_first_request_once_it_left_the_last_three() -> None:
     # The first request repeated among the last three is not shown twice.
     again = _prompts_snapshot(["fix the bug", "b", "c", "fix the bug"]).find("requests")
     assert again is not None and again.find("goal") is None
+
+
+@pytest.mark.parametrize("kind", ["end", "compact"])
+def test_a_handed_over_snapshot_says_exactly_where_it_comes_from(kind: str) -> None:
+    from ctxmode.snapshot import provenance
+
+    events = [make("file_edit", {"path": f"{name}.py", "summary": "x"}) for name in "ab"]
+    for i, event in enumerate(events):
+        event.created_at = _stamp(i)
+        event.id = i + 1
+    xml = build_snapshot(events, session_id="old-s", compact_seq=2, kind=kind)
+    taken = "2026-05-01T11:00:00.000Z"
+    handed = provenance(xml, from_session="old-s", kind=kind, seq=2, taken_at=taken,
+                        reason="resume")  # fmt: skip
+    root = ET.fromstring(handed)
+    number, stamp = ("end", "ended_at") if kind == "end" else ("compaction", "compacted_at")
+    assert root.attrib == {
+        "source": "previous-session", "from_session": "old-s", number: "2", stamp: taken,
+        "reason": "resume", "events": "2", "from": _stamp(0), "to": _stamp(1),
+    }  # fmt: skip
+    preface = root.find("preface")
+    assert preface is not None and preface.text is not None
+    said = "ended" if kind == "end" else "compacted"
+    assert f"(id old-s, {said} {taken}" in preface.text
+    assert [el.tag for el in root][1:] == [el.tag for el in ET.fromstring(xml)][1:]
