@@ -335,9 +335,10 @@ def test_another_sessions_compaction_snapshot_waits_out_its_grace(
 ) -> None:
     """A compaction snapshot belongs to its own session for 10 minutes (its SessionStart
     is due); only one unclaimed after that goes to a new session that resumes."""
-    import ctxmode.store.resumes
+    import time
 
-    monkeypatch.setattr(ctxmode.store.resumes.time, "time", lambda: _NOW)
+    # The clock every module reads through ``time.time`` (whatever the store's layout).
+    monkeypatch.setattr(time, "time", lambda: _NOW)
     p = Project(tmp_path)
     p.write("other", "other.py")  # the store exists
     _save_compact_snapshot_aged(p, "compacted", age)
