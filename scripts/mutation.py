@@ -53,7 +53,7 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
         ),
     ),
     "claim": (
-        "ctxmode/store.py",
+        "ctxmode/store",
         (
             "claim_resume",
             "has_unclaimed",
@@ -65,7 +65,7 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
             "open_error_keys",
             "session_flag",
             "set_session_flag",
-        ),  # and their private halves (_claim_resume, ...); SQL text is mutated too
+        ),  # in store/resumes.py, sessions.py, events.py; SQL text is mutated too
         (
             "tests/test_handlers_behaviour.py",
             "tests/test_reliability_claims.py",

@@ -53,11 +53,13 @@ HEAVY = {
 }
 # Never imported by a hook process at all, on any branch.
 NEVER = {"click", "orjson", "platformdirs", "importlib.metadata"}
+# The store's parts a hook does not use: Store loads them on first use (store/__init__.py).
+STORE_COLD = {"ctxmode.store.search", "ctxmode.store.maintenance"}
 PURE = ["events", "fastjson", "snapshot", "redact"]
 
 
 def _module_files(name: str) -> list[Path]:
-    if (PACKAGE / name).is_dir():  # a package (extract, snapshot): every module in it
+    if (PACKAGE / name).is_dir():  # a package (extract, snapshot, store): every module in it
         return sorted((PACKAGE / name).glob("*.py"))
     path = PACKAGE / f"{name}.py"
     return [path] if path.exists() else []
@@ -117,7 +119,8 @@ def test_pure_modules_do_no_io(module: str) -> None:
 
 
 def test_store_knows_nothing_of_extractors_or_snapshot() -> None:
-    imports = _all_imports(PACKAGE / "store.py") | _all_imports(PACKAGE / "migrations.py")
+    files = [*_module_files("store"), PACKAGE / "migrations.py"]
+    imports = set().union(*(_all_imports(path) for path in files))
     assert not {n for n in imports if n.startswith(("ctxmode.extract", "ctxmode.snapshot"))}
 
 
@@ -167,4 +170,5 @@ def test_hook_processes_never_load_heavy_modules(event: str, tmp_path: Path) -> 
     }
     assert loaded, "no -X importtime output"
     assert not loaded & NEVER, sorted(loaded & NEVER)
+    assert not loaded & STORE_COLD, sorted(loaded & STORE_COLD)
     assert "json" not in loaded and "sqlite3" not in loaded and "typing" not in loaded

@@ -52,6 +52,7 @@ point, shim = sys.argv[1:3]
 sys.argv = [shim]
 sys.path.insert(0, {str(REPO)!r})
 from ctxmode import spool, store
+from ctxmode.store import connection  # where Store.open calls migrate, and _Tx
 
 def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
@@ -68,11 +69,11 @@ def before_commit(self, exc_type, exc, tb):
         die()
     return original_exit(self, exc_type, exc, tb)
 
-original_exit = store._Tx.__exit__
+original_exit = connection._Tx.__exit__
 {{
-    "create_empty": lambda: setattr(store, "migrate", die),
-    "create_migrated": lambda: after(store, "migrate"),
-    "before_commit": lambda: setattr(store._Tx, "__exit__", before_commit),
+    "create_empty": lambda: setattr(connection, "migrate", die),
+    "create_migrated": lambda: after(connection, "migrate"),
+    "before_commit": lambda: setattr(connection._Tx, "__exit__", before_commit),
     "after_commit": lambda: after(store.Store, "add_events"),
     "spool_claimed": lambda: setattr(store.Store, "add_batches", die),
     "spool_imported": lambda: setattr(spool, "finish", die),

@@ -183,7 +183,7 @@ def test_hot_open_of_a_current_store_is_three_statements(tmp_path):
         conn.set_trace_callback(statements.append)
         return conn
 
-    import ctxmode.store as store_module
+    import ctxmode.store.connection as store_module
 
     store_module._sqlite3.connect = traced  # type: ignore[attr-defined]
     try:
@@ -1152,6 +1152,30 @@ def test_corruption_found_after_open_heals_once(tmp_path):
         add(s2, "s", [read("x")])
 
 
+def test_a_guarded_call_within_another_heals_the_whole_call_once(tmp_path):
+    """dump() reads through other guarded methods; damage one of them meets heals the store
+    once and reruns the whole dump on the fresh store: no mix of old rows and new."""
+    path = tmp_path / "s.db"
+    make_valid(path)
+    conn = _sqlite3.connect(str(path))
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    roots = [  # the events table and its indexes; session_meta stays readable
+        r[0]
+        for r in conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE tbl_name = 'session_events' AND rootpage > 0"
+        )
+    ]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    for root in roots:
+        data[(root - 1) * page : root * page] = random.Random(3).randbytes(page)
+    path.write_bytes(bytes(data))
+    s = Store.open(str(path), recover=True)
+    assert s.dump() == {"sessions": []}  # not session "s" of the old store without its events
+    assert len(s.incidents()) == 1
+    s.close()
+
+
 RECOVER_SCRIPT = """
 from ctxmode.events import make
 from ctxmode.store import Store
@@ -1181,7 +1205,7 @@ def test_open_racing_a_recovery_never_makes_a_store_that_gets_replaced(tmp_path,
     path (SQLite creates a missing file on connect): M's rename would replace it and
     every event X wrote there. X must end up in M's store instead.
     """
-    from ctxmode import store as store_module
+    from ctxmode.store import connection as store_module  # where Store.open calls migrate
 
     path = str(corrupt(tmp_path, "garbage"))
     real_connect, real_migrate = _sqlite3.connect, store_module.migrate

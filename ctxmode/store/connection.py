@@ -1,0 +1,508 @@
+"""One open store file: opening (create, migrate, recover), transactions, the error guard.
+
+Imported by every hook process, so it uses the C module ``_sqlite3`` directly (the
+``sqlite3`` package adds ~8 ms of imports for adapters we do not use). Connections are
+in autocommit mode (``isolation_level=None``); every write goes through :class:`_Tx`,
+one ``BEGIN IMMEDIATE`` … ``COMMIT``, so the scope of each transaction is visible.
+
+Concurrency: WAL + ``busy_timeout`` + ``BEGIN IMMEDIATE``. A writer waits for the lock
+up to the timeout, then :class:`StoreLocked` is raised and nothing of its transaction
+is written. Readers never block writers.
+
+Errors: every public method of the store is wrapped by :func:`guarded`, which maps
+SQLite's exceptions to :class:`StoreError` and, for a store opened with ``recover``,
+heals corruption once: the damaged file is moved aside (``<name>.corrupt-<UTC stamp>``,
+with its ``-wal``/``-shm``; see :func:`quarantine`), a fresh
+store takes its place, the incident is recorded in ``store_meta``, and the call runs
+again. A valid store is never moved or deleted.
+
+Creation: a new store is built under a temporary name and renamed into place under the
+sessions-folder lock; connections open existing files only (``mode=rw``), so no
+process can create a store outside that lock.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ctxmode import paths
+from ctxmode.migrations import (
+    SCHEMA_VERSION,
+    StoreTooNew,
+    _sqlite3,  # imported the cheap way: see migrations._load_sqlite3
+    migrate,
+    user_version,
+)
+from ctxmode.store.errors import (
+    StoreCorrupt,
+    StoreError,
+    StoreMissing,
+    error_class,
+    store_error,
+)
+from ctxmode.store.values import as_text, file_stamp, iso_utc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Concatenate, ParamSpec, TypeVar
+
+    _P = ParamSpec("_P")
+    _T = TypeVar("_T")
+    _C = TypeVar("_C", bound="Connection")
+
+SYNCHRONOUS_MODES = ("NORMAL", "OFF", "FULL")
+
+
+class _Tx:
+    """``with _Tx(conn):`` is one ``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error)."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: _sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> _sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except BaseException:
+                self._rollback()
+                raise
+        self._rollback()
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
+                self.conn.execute("ROLLBACK")
+            except _sqlite3.Error:
+                pass  # the connection is going away with the error anyway
+
+
+def guarded(method: Callable[Concatenate[_C, _P], _T]) -> Callable[Concatenate[_C, _P], _T]:
+    """Decorate a store method: SQLite errors become :class:`StoreError`; with ``recover``,
+    corruption is healed once (see :meth:`Connection._heal`) and the method runs again.
+
+    Only the outermost guarded call guards: a guarded method called by another runs
+    bare, so an error is mapped once and healing never swaps the connection in the
+    middle of the caller's transaction (the caller heals and runs again as a whole).
+    """
+
+    def guard(self: _C, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        if self._guarding:
+            return method(self, *args, **kwargs)
+        self._guarding = True
+        try:
+            try:
+                return method(self, *args, **kwargs)
+            except _sqlite3.Error as exc:
+                error = store_error(exc, self.path)
+            if not (isinstance(error, StoreCorrupt) and self.recover and not self.readonly):
+                raise error
+            self._heal(str(error))
+            try:
+                return method(self, *args, **kwargs)
+            except _sqlite3.Error as exc:
+                raise store_error(exc, self.path) from exc
+        finally:
+            self._guarding = False
+
+    # Not functools.wraps: functools (with collections) costs ~5 ms per hook process.
+    guard.__name__ = method.__name__
+    guard.__qualname__ = method.__qualname__
+    guard.__doc__ = method.__doc__
+    guard.__module__ = method.__module__
+    return guard
+
+
+def file_identity(path: str) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of ``path``, or None: which file a check was about."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def orphan_wal(path: str) -> bool:
+    """A non-empty ``-wal`` without its database (SQLite would silently delete it)."""
+    try:
+        return os.path.getsize(path + "-wal") > 0
+    except OSError:
+        return False
+
+
+def _probe_problem(path: str) -> str | None:
+    """Why ``path`` cannot be opened as a store, or None. Only on the slow path."""
+    if os.path.isdir(path):
+        return "a directory is in place of the store"
+    if not os.path.exists(path):
+        return "a -wal file without its database" if orphan_wal(path) else None
+    try:
+        conn = _sqlite3.connect(path, timeout=0.1, isolation_level=None)
+    except _sqlite3.Error as exc:
+        return str(exc)
+    try:
+        user_version(conn)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except _sqlite3.Error as exc:
+        if error_class(exc) is StoreCorrupt:
+            return str(exc)
+    finally:
+        conn.close()
+    return None
+
+
+def quarantine(path: str, reason: str, expect: tuple[int, int] | None = None) -> str | None:
+    """Move a bad store (and its ``-wal``/``-shm``) aside; return the new name, or None.
+
+    Runs under the sessions-folder lock and checks again there: when ``expect`` (the
+    device/inode seen by the caller) no longer matches, or a fresh probe finds the
+    file healthy, another process has dealt with it and nothing is moved. So a valid
+    store is never moved, even when many processes hit the same corruption at once.
+    """
+    folder = os.path.dirname(path)
+    with paths.FileLock(folder):
+        if expect is not None:
+            if file_identity(path) != expect:
+                return None
+        elif _probe_problem(path) is None:
+            return None
+        base = f"{path}.corrupt-{file_stamp()}"
+        target, n = base, 0
+        while any(os.path.lexists(target + s) for s in ("", *paths.SIDE_FILES)):
+            n += 1
+            target = f"{base}-{n}"
+        # Side files first: SQLite pairs "<x>-wal" with "<x>", so the moved set can
+        # still be opened (and salvaged) under its new name.
+        for suffix in paths.SIDE_FILES:
+            try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
+                os.rename(path + suffix, target + suffix)
+            except FileNotFoundError:
+                pass
+        try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
+            os.rename(path, target)
+        except FileNotFoundError:
+            pass  # only a stray -wal was there
+    return target
+
+
+def _quote_uri(path: str) -> str:
+    # A URI has no relative paths: "sessions/s.db" would otherwise mean "/sessions/s.db".
+    path = os.path.abspath(path).replace("\\", "/")
+    if not path.startswith("/"):
+        path = "/" + path  # "C:/x" -> "/C:/x", which SQLite reads as a drive path
+    return path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
+class Connection:
+    """One open store file. Not shared between processes; cheap to open per hook.
+
+    The base of :class:`ctxmode.store.Store`: opening and closing, the guard's state,
+    ``store_meta`` and the schema facts every subject needs.
+    """
+
+    def __init__(
+        self,
+        conn: _sqlite3.Connection,
+        path: str,
+        *,
+        readonly: bool,
+        recover: bool,
+        busy_timeout_ms: int,
+        identity: tuple[int, int] | None,
+    ) -> None:
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+        self.recover = recover
+        self.busy_timeout_ms = busy_timeout_ms
+        self._identity = identity
+        self._fts: bool | None = None
+        self.synchronous = "NORMAL"
+        # Set when opening this store moved a corrupt one aside: (new name, reason).
+        self.incident: tuple[str, str] | None = None
+        # True while a guarded method runs (see guarded).
+        self._guarding = False
+
+    # ------------------------------------------------------------ opening
+
+    @classmethod
+    def open(
+        cls: type[_C],
+        path: str,
+        *,
+        busy_timeout_ms: int = 2000,
+        readonly: bool = False,
+        recover: bool = False,
+        synchronous: str = "NORMAL",
+    ) -> _C:
+        """Open (creating and migrating as needed) the store at ``path``.
+
+        Hot path for an existing, current store: one ``stat``, the connect, two PRAGMAs.
+        ``readonly`` never creates, migrates or recovers anything. ``recover`` moves a
+        corrupt store aside and starts afresh (see the module docstring).
+
+        ``synchronous``: NORMAL (default) survives process and OS crashes without
+        corruption; in WAL mode it costs no fsync per commit, but a one-shot process
+        pays for its WAL: one sync of the new WAL header and two at the checkpoint
+        the last connection runs on close (1-15 ms on a VM disk). OFF skips them:
+        still safe against a killed process, but an OS crash or power loss can
+        corrupt the store (``recover`` would then start a fresh one).
+        """
+        if synchronous not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}")
+        if readonly:
+            return cls._open_readonly(path, busy_timeout_ms)
+        try:
+            return cls._open_rw(path, busy_timeout_ms, recover, synchronous)
+        except StoreCorrupt as exc:
+            if not recover:
+                raise
+            return cls._replace_corrupt(
+                path, busy_timeout_ms, synchronous, str(exc), expect=exc.identity
+            )
+
+    @classmethod
+    def _open_rw(
+        cls: type[_C],
+        path: str,
+        busy_timeout_ms: int,
+        recover: bool,
+        synchronous: str = "NORMAL",
+        retries: int = 2,
+    ) -> _C:
+        try:
+            st = os.stat(path)
+            identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
+            is_dir = (st.st_mode & 0o170000) == 0o040000
+        except FileNotFoundError:
+            identity, is_dir = None, False
+        except OSError as exc:
+            raise StoreError(f"cannot reach the store: {exc}") from exc
+        if is_dir:
+            raise StoreCorrupt(f"a directory is in place of the store ({path})", identity)
+        if identity is None:
+            identity = _create_file(path)
+        try:
+            # mode=rw: never create the file here. Between the stat above and this
+            # connect, a recovering process may move a corrupt file aside; a file
+            # SQLite made in its place (outside the lock) would then be replaced by
+            # that process's fresh store, renamed in by _create_file, together with
+            # every event written to it. Only _create_file makes a store.
+            conn = _sqlite3.connect(
+                f"file:{_quote_uri(path)}?mode=rw",
+                timeout=busy_timeout_ms / 1000.0,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=True,
+            )
+        except _sqlite3.Error as exc:
+            if retries > 0 and not os.path.lexists(path):
+                # Moved aside since the stat: start over (wait for the fresh store).
+                return cls._open_rw(path, busy_timeout_ms, recover, synchronous, retries - 1)
+            raise store_error(exc, path) from exc
+        try:
+            # Per connection. NORMAL in WAL mode: no fsync per commit, no corruption
+            # on any crash (an OS crash may drop the last commits). See open().
+            conn.execute(f"PRAGMA synchronous = {synchronous}")
+            if user_version(conn) != SCHEMA_VERSION:
+                migrate(conn)
+        except _sqlite3.Error as exc:
+            conn.close()
+            error = store_error(exc, path)
+            if isinstance(error, StoreCorrupt):
+                error.identity = identity
+            raise error from exc
+        except BaseException:
+            conn.close()
+            raise
+        store = cls(
+            conn,
+            path,
+            readonly=False,
+            recover=recover,
+            busy_timeout_ms=busy_timeout_ms,
+            identity=identity,
+        )
+        store.synchronous = synchronous
+        return store
+
+    @classmethod
+    def _replace_corrupt(
+        cls: type[_C],
+        path: str,
+        busy_timeout_ms: int,
+        synchronous: str,
+        reason: str,
+        expect: tuple[int, int] | None,
+    ) -> _C:
+        try:
+            moved = quarantine(path, reason, expect)
+        except OSError as exc:
+            raise StoreCorrupt(f"{reason}; moving it aside failed: {exc}") from exc
+        store = cls._open_rw(path, busy_timeout_ms, True, synchronous)
+        if moved is not None:
+            store.incident = (moved, reason)
+            stamp = iso_utc()
+            text = (
+                f"{stamp} moved {os.path.basename(path)} aside to "
+                f"{os.path.basename(moved)} and started a fresh store: {reason}"
+            )
+            try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
+                store.set_meta(f"incident:{stamp}", text)
+            except StoreError:
+                pass  # the fresh store works; losing the note is the lesser evil
+        return store
+
+    @classmethod
+    def _open_readonly(cls: type[_C], path: str, busy_timeout_ms: int) -> _C:
+        if not os.path.isfile(path):
+            raise StoreMissing(f"no store at {path}")
+        try:
+            conn = _sqlite3.connect(
+                f"file:{_quote_uri(path)}?mode=ro",
+                timeout=busy_timeout_ms / 1000.0,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=True,
+            )
+        except _sqlite3.Error as exc:
+            raise store_error(exc, path) from exc
+        try:
+            version = user_version(conn)
+        except _sqlite3.Error as exc:
+            conn.close()
+            raise store_error(exc, path) from exc
+        if version != SCHEMA_VERSION:
+            conn.close()
+            if version > SCHEMA_VERSION:
+                raise StoreTooNew(
+                    f"store schema version {version} is newer than this ctxmode "
+                    f"({SCHEMA_VERSION}): {path}"
+                )
+            raise StoreError(
+                f"store schema version {version} predates this ctxmode ({SCHEMA_VERSION});"
+                f" open it read-write once to migrate: {path}"
+            )
+        return cls(
+            conn,
+            path,
+            readonly=True,
+            recover=False,
+            busy_timeout_ms=busy_timeout_ms,
+            identity=file_identity(path),
+        )
+
+    def close(self) -> None:
+        # A plain close: SQLite checkpoints and removes the WAL when the last
+        # connection goes. Never turn that off: one-shot hook processes would
+        # otherwise grow the WAL without bound.
+        self.conn.close()
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _heal(self, reason: str) -> None:
+        """Swap in a fresh store for this corrupt one (see the module docstring)."""
+        try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
+            self.conn.close()
+        except _sqlite3.Error:
+            pass
+        fresh = self._replace_corrupt(
+            self.path, self.busy_timeout_ms, self.synchronous, reason, self._identity
+        )
+        self.conn = fresh.conn
+        self._identity = fresh._identity
+        self.incident = fresh.incident
+        self._fts = None
+
+    # ------------------------------------------------------------ schema and store_meta
+
+    @guarded
+    def fts_enabled(self) -> bool:
+        """Whether this store has its FTS5 index (else search uses LIKE)."""
+        if self._fts is None:
+            row = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_fts'"
+            ).fetchone()
+            self._fts = row is not None
+        return self._fts
+
+    @guarded
+    def schema_version(self) -> int:
+        return user_version(self.conn)
+
+    @guarded
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @guarded
+    def set_meta(self, key: str, value: str) -> None:
+        with _Tx(self.conn) as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)",
+                (key, as_text(value)),
+            )
+
+    @guarded
+    def incidents(self) -> list[tuple[str, str]]:
+        """Recorded incidents (e.g. a corrupt store moved aside), oldest first."""
+        rows = self.conn.execute(
+            "SELECT key, value FROM store_meta WHERE key LIKE 'incident:%' ORDER BY key"
+        ).fetchall()
+        return [(str(key), str(value)) for key, value in rows]
+
+
+def _create_file(path: str) -> tuple[int, int] | None:
+    """Create the store atomically: folder 0700, file 0600, WAL mode, fully migrated.
+
+    The database is built under a temporary name and renamed into place while the
+    sessions-folder lock is held, so no process ever sees a half-made store (racing
+    first hooks of a project would otherwise fight over ``journal_mode``, a change
+    SQLite refuses rather than waits for).
+    """
+    folder = os.path.dirname(path)
+    try:
+        paths.ensure_dir(folder)
+        with paths.FileLock(folder):
+            if os.path.isdir(path):
+                raise StoreCorrupt(f"a directory is in place of the store ({path})")
+            if os.path.exists(path):
+                return file_identity(path)  # another process made it while we waited
+            if orphan_wal(path):
+                # SQLite would delete this WAL (and whatever it holds) on open.
+                raise StoreCorrupt(f"a -wal file without its database ({path})")
+            stem = os.path.basename(path) + ".new-"
+            for name in os.listdir(folder):
+                if name.startswith(stem):  # left by a process killed while creating
+                    os.unlink(os.path.join(folder, name))
+            temp = os.path.join(folder, f"{stem}{os.getpid()}")
+            # SQLite gives -wal/-shm the mode of the database file: 0600 too.
+            paths.create_private_file(temp)
+            try:
+                conn = _sqlite3.connect(temp, isolation_level=None)
+                try:
+                    migrate(conn)
+                finally:
+                    conn.close()
+                os.rename(temp, path)
+            except BaseException:
+                for suffix in ("", *paths.SIDE_FILES):
+                    if os.path.exists(temp + suffix):
+                        os.unlink(temp + suffix)
+                raise
+    except OSError as exc:
+        raise StoreError(f"cannot create the store: {exc}") from exc
+    except _sqlite3.Error as exc:
+        raise store_error(exc, path) from exc
+    return file_identity(path)

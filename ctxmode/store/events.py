@@ -1,0 +1,214 @@
+"""Recording events (``session_events``): insert with dedup and cap, the spool import,
+reading a session's events back, and the open errors among them.
+
+Each hook's events go in one ``BEGIN IMMEDIATE`` transaction: skip an event whose type
+and data hash are among the session's last :data:`DEDUP_WINDOW`, insert the rest, add
+them to the session's ``session_meta`` row, and evict beyond :data:`MAX_EVENTS` the
+least important first (priority 5 before 1), oldest first among equals.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ctxmode.events import MAX_DATA_CHARS
+from ctxmode.hashing import sha256_hex
+from ctxmode.store.connection import Connection, _Tx, guarded
+from ctxmode.store.sessions import UPSERT_META
+from ctxmode.store.values import (
+    EVENT_COLUMNS,
+    as_opt_text,
+    as_priority,
+    as_text,
+    event_from_row,
+    iso_utc,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ctxmode.events import SessionEvent
+
+# The session's last N events form the dedup window.
+DEDUP_WINDOW = 5
+MAX_EVENTS = 1000
+
+_INSERT_EVENT = """
+INSERT INTO session_events (session_id, type, category, priority, data, data_hash, source_hook,
+    agent_id, agent_type, tool_use_id, bytes_avoided, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+
+# Walks idx_events_priority (session_id, priority DESC, id) in order: no sort.
+_EVICT = """
+DELETE FROM session_events WHERE id IN (
+    SELECT id FROM session_events WHERE session_id = ?
+    ORDER BY priority DESC, id ASC LIMIT ?)
+"""
+
+
+class Events(Connection):
+    """The store's event methods (a part of :class:`ctxmode.store.Store`)."""
+
+    @guarded
+    def add_events(
+        self,
+        session_id: str,
+        events: Sequence[SessionEvent],
+        *,
+        source_hook: str,
+        project_dir: str,
+        now: str | None = None,
+        max_events: int = MAX_EVENTS,
+    ) -> int:
+        """Insert ``events`` in one transaction (dedup, truncate, cap); return how many were new.
+
+        Even with no events the session's meta row is created or touched: a session is
+        known from its first hook call on. ``max_events <= 0`` means no cap.
+        """
+        stamp = now or iso_utc()
+        with _Tx(self.conn):
+            return self._insert(session_id, events, source_hook, project_dir, stamp, max_events)
+
+    def _insert(
+        self,
+        session_id: str,
+        events: Sequence[SessionEvent],
+        source_hook: str,
+        project_dir: str,
+        stamp: str,
+        max_events: int,
+    ) -> int:
+        """The work of :meth:`add_events`, inside the caller's transaction."""
+        sid = as_text(session_id)
+        hook = as_text(source_hook)
+        conn = self.conn
+        rows: list[tuple[object, ...]] = []
+        if events:
+            recent = conn.execute(
+                "SELECT type, data_hash FROM session_events WHERE session_id = ? "
+                "ORDER BY id DESC LIMIT ?",
+                (sid, DEDUP_WINDOW),
+            ).fetchall()
+            window = [(row[0], row[1]) for row in reversed(recent)]
+            for event in events:
+                data = as_text(event.data)[:MAX_DATA_CHARS]
+                digest = sha256_hex(data)
+                kind = as_text(event.type)
+                key = (kind, digest)
+                # The window includes the events accepted earlier in this call.
+                if key in window[-DEDUP_WINDOW:]:
+                    continue
+                window.append(key)
+                rows.append(
+                    (
+                        sid,
+                        kind,
+                        as_text(event.category),
+                        as_priority(event.priority),
+                        data,
+                        digest,
+                        as_opt_text(event.source_hook) or hook,
+                        as_opt_text(event.agent_id),
+                        as_opt_text(event.agent_type),
+                        as_opt_text(event.tool_use_id),
+                        int(event.bytes_avoided or 0),
+                        # A spooled event keeps the time its hook accepted it.
+                        as_opt_text(event.created_at) or stamp,
+                    )
+                )
+            if rows:
+                conn.executemany(_INSERT_EVENT, rows)
+        meta = (sid, as_text(project_dir), stamp, stamp, len(rows), hook or None)
+        conn.execute(UPSERT_META, meta)
+        if rows and max_events > 0:
+            count = conn.execute(
+                "SELECT event_count FROM session_meta WHERE session_id = ?", (sid,)
+            ).fetchone()[0]
+            if count > max_events:
+                excess = count - max_events
+                conn.execute(_EVICT, (sid, excess))
+                conn.execute(
+                    "UPDATE session_meta SET event_count = event_count - ?, "
+                    "evicted_count = evicted_count + ? WHERE session_id = ?",
+                    (excess, excess, sid),
+                )
+        return len(rows)
+
+    @guarded
+    def touch_session(
+        self, session_id: str, project_dir: str, *, source_hook: str = "", now: str | None = None
+    ) -> None:
+        """Make the session known (meta row) without recording an event."""
+        self.add_events(session_id, [], source_hook=source_hook, project_dir=project_dir, now=now)
+
+    @guarded
+    def add_batches(
+        self,
+        batches: Sequence[tuple[str, Sequence[SessionEvent], str]],
+        *,
+        source_hook: str,
+        project_dir: str,
+        max_events: int = MAX_EVENTS,
+    ) -> int:
+        """Insert ``(session_id, events, marker)`` batches in ONE transaction; return how
+        many were imported.
+
+        For the spool: a batch whose ``marker`` (a ``store_meta`` key, e.g. a hash of the
+        spool line) is already recorded was imported before and is skipped, and the
+        markers of the imported ones are recorded in the same transaction. So a spool
+        file left behind by a process killed after its commit is never imported twice.
+        Markers older than a week are dropped on the way.
+        """
+        stamp = iso_utc()
+        imported = 0
+        with _Tx(self.conn) as conn:
+            for session_id, events, marker in batches:
+                key = as_text(marker)
+                seen = "SELECT 1 FROM store_meta WHERE key = ?"
+                if key and conn.execute(seen, (key,)).fetchone():
+                    continue
+                self._insert(session_id, events, source_hook, project_dir, stamp, max_events)
+                if key:
+                    conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?)", (key, stamp))
+                imported += 1
+            conn.execute(
+                "DELETE FROM store_meta WHERE key >= 'spool:' AND key < 'spool;' AND value < ?",
+                (iso_utc(time.time() - 7 * 86400.0),),
+            )
+        return imported
+
+    @guarded
+    def session_events(self, session_id: str) -> list[SessionEvent]:
+        """The session's events, oldest first, every field filled in."""
+        rows = self.conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM session_events WHERE session_id = ? ORDER BY id",
+            (as_text(session_id),),
+        ).fetchall()
+        return [event_from_row(row) for row in rows]
+
+    @guarded
+    def open_error_keys(self, session_id: str) -> set[str]:
+        """Keys of tool_error/output_error events not yet followed by an error_resolved."""
+        from ctxmode import fastjson
+
+        rows = self.conn.execute(
+            "SELECT type, data FROM session_events WHERE session_id = ? "
+            "AND type IN ('tool_error', 'output_error', 'error_resolved') ORDER BY id",
+            (as_text(session_id),),
+        ).fetchall()
+        keys: set[str] = set()
+        for kind, data in rows:
+            try:
+                value = fastjson.loads(data)
+            except fastjson.JSONDecodeError:
+                continue  # plain text or truncated JSON: no key to track
+            key = value.get("key") if isinstance(value, dict) else None
+            if not isinstance(key, str) or not key:
+                continue
+            if kind == "error_resolved":
+                keys.discard(key)
+            else:
+                keys.add(key)
+        return keys
