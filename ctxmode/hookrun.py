@@ -18,16 +18,13 @@ import time
 
 # hooklog is imported where a message is written: a hook that succeeds writes none, and
 # the import costs ~0.2 ms per process (bench: ctxmode bench).
-from ctxmode import fastjson, paths, payload
+from ctxmode import hosts, paths, payload
 from ctxmode.context import Context as Context  # re-exported: tests and older callers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import BinaryIO, NoReturn
-
-# Events whose stdout reaches the model (as additionalContext).
-CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 
 # Our own deadlines, well inside the timeouts ``ctxmode install`` registers
 # (10 s for tool and prompt hooks, 30 s for PreCompact/SessionStart, 5 s SessionEnd;
@@ -111,12 +108,18 @@ def run_hook(
     *,
     output_lock: object | None = None,
     watchdog: bool = False,
+    host: str | None = None,
 ) -> bytes:
-    """Run one hook call; return the exact bytes to print (possibly empty). Never raises."""
+    """Run one hook call; return the exact bytes to print (possibly empty). Never raises.
+
+    ``host`` names the client (``ctxmode.hosts``; None: Claude Code): it parses the
+    input and shapes the output, the rest is the same for every client.
+    """
     root = ""
     try:
         if disabled(env):
             return b""
+        client = hosts.get(host)
         root = paths.data_root(env)
         if paths.root_problem(root):
             # A root that is a link, someone else's, or not ours alone is not used —
@@ -125,7 +128,7 @@ def run_hook(
             return b""
         data, size = read_input(stdin)
         oversized = size > len(data)
-        inp = payload.salvage(data, event) if oversized else payload.parse(data, event)
+        inp = client.salvage(data, event) if oversized else client.parse(data, event)
         del data  # the parsed payload is all we need from here on: free the bytes
         inp.size = size
         inp.project_dir = paths.project_dir(inp.cwd or os.getcwd(), env)
@@ -145,10 +148,7 @@ def run_hook(
         from ctxmode import handlers
 
         text = handlers.handle(inp, ctx)
-        if text and event in CONTEXT_EVENTS:
-            document = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-            return (fastjson.dumps(document) + "\n").encode("utf-8", "replace")
-        return b""
+        return client.output(event, text) if text else b""
     except payload.PayloadError as exc:
         # Not ours to judge the client: note it briefly and carry on.
         if root:
@@ -208,14 +208,19 @@ def _frames(exc: BaseException) -> str:
     return "Traceback (most recent call last):\n" + "".join(summary.format())
 
 
-def main(event: str) -> NoReturn:
-    """Entry point of the hook shims: run, print, exit 0 — always."""
+def main(event: str, host: str | None = None) -> NoReturn:
+    """Entry point of the hook shims: run, print, exit 0 — always.
+
+    ``host``: the client whose hook this is (``ctxmode.hosts``; None: Claude Code).
+    """
     import _thread
 
     lock = _thread.allocate_lock()
     out = b""
     try:
-        out = run_hook(event, sys.stdin.buffer, os.environ, output_lock=lock, watchdog=True)
+        out = run_hook(
+            event, sys.stdin.buffer, os.environ, output_lock=lock, watchdog=True, host=host
+        )
     except BaseException:
         out = b""
     lock.acquire()

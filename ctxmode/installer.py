@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import ctxmode
 from ctxmode import paths, settings
+from ctxmode.hosts import claude_code
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project", "local")
@@ -47,21 +48,8 @@ LAUNCHER_TAG = "# ctxmode hook launcher"
 # them again once empty (and never a folder the user had): <data root>/<this name>.
 CREATED_DIRS_RECORD = "installed-dirs.json"
 
-# (event, timeout in seconds, matcher). Timeouts are explicit because Claude Code's
-# default is 600 s; each is well above the hook's own deadline (ctxmode.hookrun), and
-# SessionEnd's work stays inside the ~1.5 s Claude Code grants all SessionEnd hooks.
-# A matcher of "" matches every tool; None writes no matcher (the event has none, or
-# every value is wanted: PreCompact fires for both "manual" and "auto").
-HOOK_TABLE: tuple[tuple[str, int, str | None], ...] = (
-    ("PostToolUse", 10, ""),
-    ("PostToolUseFailure", 10, ""),
-    ("UserPromptSubmit", 10, None),
-    ("PreCompact", 30, None),
-    # Every source, listed: "fork" is reported since Claude Code 2.1.214 (before, a fork
-    # came as "resume"); an unknown name in the alternation is harmless for older clients.
-    ("SessionStart", 30, "startup|resume|clear|compact|fork"),
-    ("SessionEnd", 5, None),
-)
+# (event, timeout in seconds, matcher): the registration, a detail of the host.
+HOOK_TABLE: tuple[tuple[str, int, str | None], ...] = claude_code.HOOKS
 
 
 class InstallError(Exception):
@@ -110,23 +98,23 @@ class VerifyResult:
 def user_config_dir(env: Mapping[str, str] | None = None) -> str:
     """Claude Code's user directory: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
     env = os.environ if env is None else env
-    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    return os.path.abspath(os.path.expanduser(configured or "~/.claude"))
+    configured = env.get(claude_code.USER_DIR_ENV, "").strip()
+    return os.path.abspath(os.path.expanduser(configured or claude_code.USER_DIR_DEFAULT))
 
 
 def settings_path(scope: str, project_dir: str | None = None) -> str:
     """The settings file of a scope (project scopes need the project directory)."""
-    if scope == "user":
-        return os.path.join(user_config_dir(), "settings.json")
     if scope not in SCOPES:
         raise InstallError(f"unknown scope {scope!r} (expected one of {', '.join(SCOPES)})")
+    base, name = claude_code.SETTINGS_FILES[scope]
+    if base == "user":
+        return os.path.join(user_config_dir(), *name.split("/"))
     if not project_dir:
         raise InstallError(f"the {scope} scope needs a project directory")
     root = os.path.abspath(os.path.expanduser(project_dir))
     if not os.path.isdir(root):
         raise InstallError(f"project directory not found: {root}")
-    name = "settings.json" if scope == "project" else "settings.local.json"
-    return os.path.join(root, ".claude", name)
+    return os.path.join(root, *name.split("/"))
 
 
 def _sh_quote(text: str) -> str:

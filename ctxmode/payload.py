@@ -1,6 +1,7 @@
-"""Hook input: bytes from stdin → a validated :class:`HookInput`.
+"""Hook input: bytes from stdin → a validated :class:`HookInput`, ctxmode's neutral payload.
 
-This is the one module that knows Claude Code's field names. Parsing is lenient on
+A host module (``ctxmode.hosts``) turns its client's stdin into a HookInput; its field
+names are ctxmode's own (Claude Code's happen to be the same). Parsing is lenient on
 purpose: clients add keys, drop keys and send nulls (see the fixtures of 2.1.197
 and older shapes), and a hook must never fail over a field it did not need.
 """
@@ -60,6 +61,7 @@ class HookInput:
         "size",
         "source",
         "tool_input",
+        "tool_kind",
         "tool_name",
         "tool_response",
         "tool_use_id",
@@ -77,6 +79,9 @@ class HookInput:
         # An empty agent_type (seen on the SubagentStop of every compaction) means "none".
         self.agent_type = _str(raw.get("agent_type")) or None
         self.tool_name = _str(raw.get("tool_name")) or ""
+        # The tool's neutral kind (ctxmode.hosts.KINDS), set by the host that parsed the
+        # input; None when built without one (then the default host's names apply).
+        self.tool_kind: str | None = None
         self.tool_input: dict[str, Any] = _dict(raw.get("tool_input"))
         # Often a dict, but MCP tools return a list of content blocks or a JSON string.
         self.tool_response: Any = raw.get("tool_response")

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from ctxmode import events, payload, redact
 from ctxmode.events import SessionEvent
-from ctxmode.extract import TOOLS, extract, jobs, prompts
+from ctxmode.extract import KINDS, extract, jobs, prompts
 from ctxmode.extract.common import BUDGETS, DATA_BUDGET, fit
+from ctxmode.hosts.claude_code import TOOL_KINDS
 from tests.hooktools import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,7 +54,7 @@ def assert_well_formed(event: SessionEvent, inp: payload.HookInput) -> None:
 # -- routing ------------------------------------------------------------------------------------
 
 ROUTES = [
-    *((name, f"{module}.{func}") for name, (module, func) in TOOLS.items()),
+    *((name, ".".join(KINDS[kind])) for name, kind in TOOL_KINDS.items() if kind in KINDS),
     ("mcp__github__create_issue", "agents.mcp"),
 ]
 
@@ -389,7 +390,7 @@ KEYS = [
     "old_string",
     "new_string",
 ]
-TOOL_NAMES = [*TOOLS, "Bash", "mcp__srv__tool", "mcp__x", "Skill", "TaskGet", "apply_patch"]
+TOOL_NAMES = [*TOOL_KINDS, "Bash", "mcp__srv__tool", "mcp__x", "Skill", "TaskGet", "apply_patch"]
 SPECIAL = st.sampled_from(
     [
         "/home/dev/proj/CLAUDE.md",

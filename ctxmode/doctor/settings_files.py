@@ -12,6 +12,7 @@ from typing import Any
 
 from ctxmode import settings
 from ctxmode.doctor.core import Context
+from ctxmode.hosts import claude_code
 from ctxmode.settings import Registration, SettingsError
 
 
@@ -40,19 +41,20 @@ def home_dir(env: Mapping[str, str]) -> str:
 
 def user_settings_path(env: Mapping[str, str]) -> str:
     """``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``."""
-    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    base = configured or os.path.join(home_dir(env), ".claude")
-    if configured.startswith("~"):
-        base = home_dir(env) + configured[1:]
-    return os.path.join(os.path.abspath(base), "settings.json")
+    configured = env.get(claude_code.USER_DIR_ENV, "").strip() or claude_code.USER_DIR_DEFAULT
+    base = home_dir(env) + configured[1:] if configured.startswith("~") else configured
+    return os.path.join(os.path.abspath(base), *claude_code.SETTINGS_FILES["user"][1].split("/"))
 
 
 def settings_paths(ctx: Context) -> list[tuple[str, str]]:
     """(scope, path) of every settings file Claude Code merges for the project."""
     return [
         ("user", user_settings_path(ctx.env)),
-        ("project", os.path.join(ctx.project_dir, ".claude", "settings.json")),
-        ("local", os.path.join(ctx.project_dir, ".claude", "settings.local.json")),
+        *(
+            (scope, os.path.join(ctx.project_dir, *name.split("/")))
+            for scope, (base, name) in claude_code.SETTINGS_FILES.items()
+            if base == "project"
+        ),
         ("managed", ctx.managed_settings or settings.managed_settings_path()),
     ]
 

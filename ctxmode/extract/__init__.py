@@ -29,31 +29,28 @@ if TYPE_CHECKING:
 
     Job = Callable[[HookInput], Any]
 
-__all__ = ["TOOLS", "extract", "masked"]
+__all__ = ["KINDS", "extract", "kind_of", "masked"]
 
-# PostToolUse tool name → (module in ctxmode.extract, function).
-TOOLS: dict[str, tuple[str, str]] = {
-    "Read": ("files", "read"),
-    "Write": ("files", "write"),
-    "Edit": ("files", "edit"),
-    "MultiEdit": ("files", "edit"),
-    "NotebookEdit": ("files", "notebook_edit"),
-    "Glob": ("files", "glob"),
-    "Grep": ("files", "grep"),
-    "apply_patch": ("files", "apply_patch"),
-    "ApplyPatch": ("files", "apply_patch"),
-    "TaskCreate": ("tasks", "task_create"),
-    "TaskUpdate": ("tasks", "task_update"),
-    "TaskList": ("tasks", "task_list"),
-    "TodoWrite": ("tasks", "todo_write"),
-    "EnterPlanMode": ("tasks", "plan_enter"),
-    "ExitPlanMode": ("tasks", "plan_exit"),
-    "Agent": ("agents", "subagent"),
-    "Task": ("agents", "subagent"),  # the subagent tool's name before Claude Code 2.x
-    "WebFetch": ("agents", "web_fetch"),
-    "WebSearch": ("agents", "web_search"),
-    "AskUserQuestion": ("prompts", "ask_user"),
-    # TaskGet, TaskOutput, Skill, ...: reads that change nothing the resume shows.
+# PostToolUse tool kind (ctxmode.hosts.KINDS; a host maps its tool names to them)
+# → (module in ctxmode.extract, function). "shell" and "mcp" are dispatched in jobs().
+KINDS: dict[str, tuple[str, str]] = {
+    "file.read": ("files", "read"),
+    "file.write": ("files", "write"),
+    "file.edit": ("files", "edit"),
+    "notebook.edit": ("files", "notebook_edit"),
+    "file.glob": ("files", "glob"),
+    "file.grep": ("files", "grep"),
+    "file.patch": ("files", "apply_patch"),
+    "task.create": ("tasks", "task_create"),
+    "task.update": ("tasks", "task_update"),
+    "task.list": ("tasks", "task_list"),
+    "todo.write": ("tasks", "todo_write"),
+    "plan.enter": ("tasks", "plan_enter"),
+    "plan.exit": ("tasks", "plan_exit"),
+    "agent.run": ("agents", "subagent"),
+    "web.fetch": ("agents", "web_fetch"),
+    "web.search": ("agents", "web_search"),
+    "ask.user": ("prompts", "ask_user"),
 }
 
 PROMPT_JOBS = (("prompts", "user_prompt"), ("prompts", "signals"), ("prompts", "urls"))
@@ -89,19 +86,30 @@ def _has_patch(tool_input: dict[str, Any]) -> bool:
     return False
 
 
+def kind_of(inp: HookInput) -> str:
+    """The tool's neutral kind: as the host set it, else by the default host's names
+    (an input built without a host: tests, the bench's payloads)."""
+    kind = inp.tool_kind
+    if kind is None:
+        from ctxmode import hosts
+
+        kind = inp.tool_kind = hosts.get().tool_kind(inp.tool_name)
+    return kind
+
+
 def jobs(inp: HookInput) -> list[Job]:
     """The extractors that apply to ``inp``."""
     if inp.event == "PostToolUse":
-        name = inp.tool_name
-        if name == "Bash":
+        kind = kind_of(inp)
+        if kind == "shell":
             found: list[Job] = [_bash]
             if _has_patch(inp.tool_input):  # `apply_patch <<'EOF' ... EOF` through the shell
                 found.append(_job("files", "apply_patch"))
             return found
-        spec = TOOLS.get(name)
+        spec = KINDS.get(kind)
         if spec is not None:
             return [_job(*spec)]
-        if name.startswith("mcp__"):
+        if kind == "mcp":
             return [_job("agents", "mcp")]
         if _has_patch(inp.tool_input):
             return [_job("files", "apply_patch")]
@@ -122,9 +130,10 @@ CONTENT_FIELDS = ("tool_input", "tool_response", "error", "prompt")
 # fetches (their extractors read the pattern, the URL and the counts), and the whole
 # response of an MCP tool (only its argument names are recorded). Diff lines keep only
 # their +/- mark, which is all that the edit summary counts.
-BULK_TOOLS = frozenset(
-    {"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Grep", "Glob", "WebFetch", "WebSearch"}
-)
+BULK_KINDS = frozenset(
+    {"file.read", "file.write", "file.edit", "notebook.edit", "file.grep", "file.glob",
+     "web.fetch", "web.search"}
+)  # fmt: skip
 BULK_FIELDS = frozenset(
     {"content", "old_string", "new_string", "oldString", "newString", "originalFile",
      "original_file", "new_source", "source", "cells", "outputs", "base64", "filenames",
@@ -152,8 +161,9 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     if inp.raw.get("ctxmode_masked") is _DONE:
         return inp
     raw = dict(inp.raw)
-    bulk = inp.tool_name in BULK_TOOLS
-    if inp.tool_name.startswith("mcp__") and "tool_response" in raw:
+    kind = kind_of(inp)
+    bulk = kind in BULK_KINDS
+    if kind == "mcp" and "tool_response" in raw:
         raw["tool_response"] = None
     extras = tuple(extra)
     for field in CONTENT_FIELDS:
@@ -164,6 +174,7 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     out = HookInput(raw, inp.event)
     out.project_dir = inp.project_dir
     out.size = inp.size
+    out.tool_kind = kind
     return out
 
 

@@ -82,7 +82,7 @@ def drafts(inp: HookInput) -> list[Draft]:
                 (
                     "output_error",
                     {
-                        "tool": "Bash",
+                        "tool": inp.tool_name or "shell",
                         "key": clip(command, KEY_CHARS),
                         "error": clip(error, ERROR_CHARS),
                     },

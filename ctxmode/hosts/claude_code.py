@@ -1,0 +1,121 @@
+"""Claude Code as a host: its stdin JSON, tool names, output shape and settings files.
+
+Every Claude Code detail the core would otherwise carry lives here (see ``ctxmode.hosts``
+for the contract). Facts from the hooks reference and the captured payloads of 2.1.197
+(``tests/fixtures/claude-code-2.1.197/``).
+
+On the hook path: stdlib-light, nothing but ``ctxmode.payload`` and ``ctxmode.fastjson``.
+"""
+
+from __future__ import annotations
+
+from ctxmode import fastjson, payload
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ctxmode.payload import HookInput
+
+NAME = "claude_code"
+
+# -- input ----------------------------------------------------------------------------------
+
+# Claude Code's payload fields are ctxmode's neutral names (payload.HookInput reads them
+# as they come): parsing is payload.parse plus the tool's kind.
+
+
+def parse(data: bytes, event: str | None = None) -> HookInput:
+    """Claude Code's stdin bytes → the neutral HookInput (``payload.PayloadError`` if unusable)."""
+    inp = payload.parse(data, event)
+    inp.tool_kind = tool_kind(inp.tool_name)
+    return inp
+
+
+def salvage(head: bytes, event: str | None = None) -> HookInput:
+    """The neutral HookInput from the head of an oversized payload (see payload.salvage)."""
+    inp = payload.salvage(head, event)
+    inp.tool_kind = tool_kind(inp.tool_name)
+    return inp
+
+
+# Tool name → the kind the extractors dispatch on (ctxmode.hosts.KINDS).
+TOOL_KINDS = {
+    "Read": "file.read",
+    "Write": "file.write",
+    "Edit": "file.edit",
+    "MultiEdit": "file.edit",
+    "NotebookEdit": "notebook.edit",
+    "Glob": "file.glob",
+    "Grep": "file.grep",
+    # Not Claude Code's own tools, but names other clients' patch tools reach hooks by.
+    "apply_patch": "file.patch",
+    "ApplyPatch": "file.patch",
+    "Bash": "shell",
+    "TaskCreate": "task.create",
+    "TaskUpdate": "task.update",
+    "TaskList": "task.list",
+    "TodoWrite": "todo.write",  # older clients
+    "EnterPlanMode": "plan.enter",
+    "ExitPlanMode": "plan.exit",
+    "Agent": "agent.run",
+    "Task": "agent.run",  # the subagent tool's name before Claude Code 2.x
+    "WebFetch": "web.fetch",
+    "WebSearch": "web.search",
+    "AskUserQuestion": "ask.user",
+    # TaskGet, TaskOutput, Skill, ...: reads that change nothing the resume shows.
+}
+MCP_PREFIX = "mcp__"  # MCP tools are named mcp__<server>__<tool>
+
+
+def tool_kind(tool_name: str) -> str:
+    """The neutral kind of a Claude Code tool ("" when ctxmode records nothing of it)."""
+    kind = TOOL_KINDS.get(tool_name)
+    if kind is not None:
+        return kind
+    return "mcp" if tool_name.startswith(MCP_PREFIX) else ""
+
+
+# -- output ---------------------------------------------------------------------------------
+
+# Events whose stdout reaches the model (as additionalContext). Never print
+# hookSpecificOutput from PreCompact or PostCompact: the client rejects it.
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+
+
+def output(event: str, text: str) -> bytes:
+    """The stdout that hands ``text`` to the model, or b"" when ``event`` cannot."""
+    if not text or event not in CONTEXT_EVENTS:
+        return b""
+    document = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return (fastjson.dumps(document) + "\n").encode("utf-8", "replace")
+
+
+# -- registration ---------------------------------------------------------------------------
+
+# (event, timeout in seconds, matcher). Timeouts are explicit because Claude Code's
+# default is 600 s; each is well above the hook's own deadline (ctxmode.hookrun), and
+# SessionEnd's work stays inside the ~1.5 s Claude Code grants all SessionEnd hooks.
+# A matcher of "" matches every tool; None writes no matcher (the event has none, or
+# every value is wanted: PreCompact fires for both "manual" and "auto").
+HOOKS: tuple[tuple[str, int, str | None], ...] = (
+    ("PostToolUse", 10, ""),
+    ("PostToolUseFailure", 10, ""),
+    ("UserPromptSubmit", 10, None),
+    ("PreCompact", 30, None),
+    # Every source, listed: "fork" is reported since Claude Code 2.1.214 (before, a fork
+    # came as "resume"); an unknown name in the alternation is harmless for older clients.
+    ("SessionStart", 30, "startup|resume|clear|compact|fork"),
+    ("SessionEnd", 5, None),
+)
+
+# Settings: JSON, {"hooks": {event: [{"matcher": ..., "hooks": [{"type": "command",
+# "command": ..., "timeout": ...}]}]}}, in the user's directory and the project's.
+SETTINGS_FORMAT = "json"
+USER_DIR_ENV = "CLAUDE_CONFIG_DIR"
+USER_DIR_DEFAULT = "~/.claude"
+PROJECT_DIR_NAME = ".claude"
+# scope → (base: "user" dir or "project" dir, the file's path under it)
+SETTINGS_FILES = {
+    "user": ("user", "settings.json"),
+    "project": ("project", ".claude/settings.json"),
+    "local": ("project", ".claude/settings.local.json"),
+}
