@@ -211,7 +211,7 @@ def apply_patch(inp: HookInput) -> list[Draft]:
 
 def glob(inp: HookInput) -> list[Draft]:
     """Glob → ``file_search {tool: Glob, pattern, [path], [matches]}``."""
-    return _search(inp, "Glob", ("numFiles",))
+    return _search(inp, inp.tool_name or "glob", ("numFiles",))
 
 
 def grep(inp: HookInput) -> list[Draft]:
@@ -222,7 +222,7 @@ def grep(inp: HookInput) -> list[Draft]:
         "count": ("numMatches", "numFiles"),
         "content": ("numLines", "numFiles"),
     }.get(mode, ("numFiles",))
-    return _search(inp, "Grep", keys)
+    return _search(inp, inp.tool_name or "grep", keys)
 
 
 def _search(inp: HookInput, tool: str, count_keys: tuple[str, ...]) -> list[Draft]:
