@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from re import Match, Pattern
     from typing import Any
 
-    Rule = tuple[str, str, tuple[str, ...], str, str | Callable[[Match[str]], str]]
+    Rule = tuple[str, str, tuple[str, ...], str, str | Callable[[Match[str]], str | None]]
 
 PREFIX = "[REDACTED:"
 
@@ -111,6 +111,55 @@ def _masked_value(kind: str) -> Callable[[Match[str]], str]:
 
 _keep_value = _masked_value("credential")
 
+# What a credential-like name may start with before "key" (API_KEY, apiKey, AccountKey).
+_KEY_QUALIFIERS = (
+    "api", "access", "private", "secret", "client", "account", "master", "signing",
+    "encryption", "session", "license", "app", "auth", "service", "subscription", "webhook",
+    "consumer", "shared",
+)  # fmt: skip
+_CRED_ENDINGS = (
+    "token", "secret", "password", "passwd", "passphrase", "passcode", "pwd", "credential",
+    "credentials", "auth",
+)  # fmt: skip
+
+
+def _cred_name(name: str, word: str, flag: bool) -> bool:
+    """Whether ``name``, ending with the credential ``word`` the pattern found, names a
+    credential: *TOKEN, *SECRET, *PASSWORD, *AUTH anywhere; PASS, PW and CREDS alone or
+    after a separator or a lower-case letter (DB_PASS, smtpPass); KEY after a separator
+    or a qualifier (API_KEY, apiKey, AccountKey, not monkey); and a flag ending in
+    ``pass`` (keytool's -storepass)."""
+    low = name.lower()
+    if low.endswith(_CRED_ENDINGS):
+        return True
+    head = name[: len(name) - len(word)]
+    if flag and low.endswith("pass"):
+        return True
+    if not head:
+        return low != "key"
+    before = head[-1]
+    lowword = word.lower()
+    if lowword in ("pass", "pw", "creds"):
+        return not before.isalnum() or (word[0].isupper() and before.islower() and lowword != "pw")
+    if lowword == "key":
+        return before in "_.-" or head.lower().endswith(_KEY_QUALIFIERS)
+    return True
+
+
+def _cred_value(m: Match[str]) -> str | None:
+    """The credential rule's replacement: the value masked when the name is one; None
+    when it is not (the search then resumes right after the word: monkey=password=x)."""
+    word = m.group("w")
+    flag = m.group("flag")
+    if flag:
+        name = flag.lstrip("-") + word
+    else:
+        text, i = m.string, m.start("w")
+        while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
+            i -= 1
+        name = text[i : m.start("w")] + word
+    return _keep_value(m) if _cred_name(name, word, bool(flag)) else None
+
 
 def _header(m: Match[str]) -> str:
     if m.group("cred").startswith(PREFIX):
@@ -179,7 +228,7 @@ def _prose(m: Match[str]) -> str:
     """
     value = m.group("v")
     core = value.rstrip(_TRAIL + "!?)]}")
-    if not core or PREFIX in core or not m.group("link"):
+    if not _worded(core) or not m.group("link"):
         return m.group(0)
     kw = m.group("kw").lower()
     conn = (m.group("conn") or "").strip()
@@ -221,8 +270,9 @@ def _random_value(m: Match[str]) -> str:
     has_digit = any(c.isdigit() for c in body)
     has_upper = any(c.isupper() for c in body)
     has_lower = any(c.islower() for c in body)
-    if not (has_digit and has_upper and has_lower) or len(set(body)) < 12:
-        return m.group(0)
+    keyish = name.endswith(("key", "sig", "hmac")) and has_digit and len(set(body)) >= 8
+    if not keyish and (not (has_digit and has_upper and has_lower) or len(set(body)) < 12):
+        return m.group(0)  # a hex key under a plain "key" is one; a word or a digest is not
     start = m.start("v") - m.start(0)
     return m.group(0)[:start] + PREFIX + "secret]"
 
@@ -235,12 +285,16 @@ _CRED_SUFFIX = (
 _CRED_PATTERN = (
     # NAME=value, NAME: value, "name": "value", env["NAME"] = value, name := value,
     # name => value, password: str = "value", --name=value, --name value, -storepass value
-    # and argv lists ["--password", "value"].
-    r"(?i)(?:" + _CRED_WORD + _CRED_SUFFIX + r"(?:\\*[\"'])?\]?"
+    # and argv lists ["--password", "value"]. The pattern names only the last word of a
+    # credential-like name; _cred_value reads the whole name and judges it (a long
+    # alternation of names costs milliseconds to compile in every hook that needs it).
+    r"(?i)(?P<flag>(?<![A-Za-z0-9_-])--?[A-Za-z0-9_-]*?)?"
+    r"(?P<w>token|secret|passw(?:or)?d|pass(?:phrase|code)?|pwd|pw|credentials?|creds|auth|key)"
+    r"(?P<sfx>" + _CRED_SUFFIX + r")"
+    r"(?(flag)(?:[ \t]+|\\*[\"'][ \t]*,[ \t]*(?=\\*[\"'][^\"'\\\n]*\\*[\"'][ \t]*[,\]]))(?!-)"
+    r"|(?:\\*[\"'])?\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|]*(?:[ \t]*=[ \t]*(?=\\*[\"'])|[ \t]+=[ \t]+)"
-    r"|[ \t]*(?:=>|:=|=(?!=)|:(?![:/])))"
-    r"|(?<![A-Za-z0-9_-])--?[A-Za-z0-9_-]*?(?:" + _CRED_WORD + r"|pass)"
-    r"(?:[ \t]+|\\*[\"'][ \t]*,[ \t]*(?=\\*[\"'][^\"'\\\n]*\\*[\"'][ \t]*[,\]]))(?!-))"
+    r"|[ \t]*(?:=>|:=|=(?!=)|:(?![:/]))))"
     r"[ \t]*" + _VALUE
 )
 # "pass" alone is in "passed" and "bypass": only the spellings that can end a name.
@@ -257,7 +311,8 @@ _KEY_MARKERS = (
 
 # Commands that take a password as an argument: the prefix up to the value.
 _CMD_PASSWORD = (
-    r"(?i)(?:\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]{0,300}?\s-p(?=[^\s-])"
+    # Case-sensitive: mysql's -P is its port, -p its password.
+    r"(?:\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]{0,300}?\s-p(?=[^\s-])"
     r"|\blogin\b[^\n|;&]{0,300}?\s-p\s+"
     r"|\bsshpass\s+-p\s*"
     r"|\bredis-cli\b[^\n|;&]{0,300}?\s-a\s+"
@@ -272,10 +327,13 @@ _CMD_PASSWORD = (
     r"|\b(?:echo|printf)\s+(?=\S+\s*\|[^\n]*--password-stdin)"
     r"|--password-stdin\s*<<<\s*"
     r"|\b(?:smb\w*|rpcclient)\b[^\n|;&]{0,300}?\s-U\s+[^\s%]+%"
-    r"|\b(?:config(?:ure)?|secrets?|vars?|variables?)\s+(?:set|add|put|create)\s+"
-    r"(?:\S+\s+){0,3}?[^\s=]*?" + _CRED_WORD + r"(?:\\*[\"'])?\s+(?!-)"
     r"|\bsecret\s+set\s+\S+\s+(?:--body|-b)[\s=]+"
     r")" + _VALUE
+)
+# aws configure set aws_secret_access_key VALUE, npm config set //host/:_authToken VALUE
+_CONFIG_SET = (
+    r"(?i)\b(?:config(?:ure)?|secrets?|vars?|variables?)\s+(?:set|add|put|create)\s+"
+    r"(?:\S+\s+){0,3}?[^\s=]*?" + _CRED_WORD + r"(?:\\*[\"'])?\s+(?!-)" + _VALUE
 )
 
 # The rest of a header's value: to the end of its line or quote, or to a shell operator
@@ -288,6 +346,16 @@ _CALL_PATTERN = (
 _KV_PATTERN = (
     r"(?i)\b(?:key|name)\s*=\s*\\*[\"'][\w.:-]*?" + _CRED_WORD + r"\\*[\"']\s+value\s*=\s*"
     r"\\*[\"'](?P<v>(?!\[REDACTED:)[^\"'\\<>]+)"
+)
+_PARAM_PATTERN = r"(?<=[?&#])(?P<name>[\w.%\[\]-]+)=(?!\[REDACTED:)[^\s&#'\"\\<>]+"
+_XML_PATTERN = (
+    r"(?i)<(?P<tag>[\w:.-]*?" + _CRED_WORD + r")(?:\s[^<>]*)?>"
+    r"(?P<v>(?!\[REDACTED:)\s*[^<\"\\\s][^<\"\\]*)</(?P=tag)\s*>"
+)
+_ENTRY_PATTERN = (
+    r"(?i)<(?P<tag>[\w:.-]+)\s[^<>]{0,200}?\b(?:key|name)\s*=\s*\\*[\"'][\w.:-]*?"
+    + _CRED_WORD
+    + r"\\*[\"'][^<>]{0,200}>(?P<v>(?!\[REDACTED:)\s*[^<\"\\\s][^<\"\\]*)</(?P=tag)\s*>"
 )
 _PROSE_PATTERN = (
     r"(?i)(?<![\w-])(?P<kw>pass(?:word|phrase|wd|code)?|pwd|pw|pin|secret(?:[ _-]?key)?"
@@ -358,14 +426,229 @@ def _key_tails(text: str) -> tuple[str, int]:
     return "".join(out), count
 
 
+# -- prechecks: Python tests that keep ``re`` unloaded for text that only looks close --
+#
+# A marker says a rule *could* match ("secret" in a docstring, "#" and "=" in code). The
+# regex engine costs its import (~7 ms a process) and each pattern's compilation, so
+# the commonest rules first ask these cheap questions; each is conservative: it may say
+# yes for nothing, never no for a match.
+
+_ROOTS = ("token", "secret", "pass", "pwd", "pw", "cred", "auth", "key")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+_WORDS = frozenset(
+    ("token", "secret", "password", "passwd", "passphrase", "passcode", "pass", "pwd", "pw",
+     "credential", "credentials", "creds", "auth", "key")
+)  # fmt: skip
+_SUFFIXES = frozenset(
+    ("base", "value", "data", "b64", "base64", "hex", "raw", "str", "string", "plain",
+     "text", "enc", "encrypted")
+)  # fmt: skip
+
+
+def _assigned(low: str, words: tuple[str, ...] = _ROOTS) -> bool:
+    """A credential-like name (see _cred_name) that is assigned (``= : =>``, ``'NAME',
+    'v'``) or is a ``--flag`` followed by a value, somewhere in ``low``."""
+    n = len(low)
+    for root in words:
+        i = low.find(root)
+        while i >= 0:
+            for word in _WORDS_OF[root]:
+                if not low.startswith(word, i):
+                    continue
+                k = i + len(word)
+                start = i  # the name, as _cred_value reads it
+                while start > 0 and low[start - 1] in _NAME_CHARS:
+                    start -= 1
+                flag = i  # a --flag: the run of [a-z0-9_-] before the word starts with "-"
+                while flag > 0 and (low[flag - 1].isalnum() or low[flag - 1] in "_-"):
+                    flag -= 1
+                tail = k
+                while tail < n and tail - k < 12 and low[tail] in _NAME_CHARS:
+                    tail += 1
+                suffix = low[k:tail].lstrip("_.-")
+                if (
+                    not suffix or suffix in _SUFFIXES or (suffix.isdigit() and len(suffix) <= 2)
+                ) and _cred_name(low[start:k], word, False):
+                    j = tail
+                    while j < n and j - tail < 4 and low[j] in " \t\"'\\]":
+                        j += 1
+                    if j < n and (low[j] in "=:" or (low[j] == "," and j > tail)):
+                        return True
+                if (
+                    low[flag] == "-"
+                    and k < n
+                    and low[k] in " \t\"'"
+                    and _cred_name(low[flag:k].lstrip("-"), word, True)
+                ):
+                    return True
+            i = low.find(root, i + 1)
+    return False
+
+
+# The words the credential pattern knows, by the root a text is searched for.
+_WORDS_OF = {
+    root: tuple(sorted((w for w in _WORDS if w.startswith(root)), key=len, reverse=True))
+    for root in _ROOTS
+}
+
+
+def _cred_ready(text: str, low: str) -> bool:
+    return _assigned(low)
+
+
+def _param_ready(text: str, low: str) -> bool:
+    """``?name=`` ``&name=`` ``#name=`` with a secret-like name."""
+    n = len(text)
+    for sep in "?#&":
+        i = text.find(sep)
+        while i >= 0:
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] in "_.%[]-"):
+                j += 1
+            if j < n and text[j] == "=" and j > i + 1 and _secret_param(text[i + 1 : j]):
+                return True
+            i = text.find(sep, i + 1)
+    return False
+
+
+_PROSE_ROOTS = (
+    "pass", "pwd", "pw", "pin", "secret", "token", "key", "cred", "api", "access", "auth",
+    "private", "license", "deploy", "bot",
+)  # fmt: skip
+_PROSE_KWS = frozenset(
+    ("pass", "password", "passphrase", "passwd", "passcode", "pwd", "pw", "pin", "secret",
+     "token", "key", "credential", "credentials", "secretkey")
+)  # fmt: skip
+_COMPOUND_HEADS = frozenset(
+    ("api", "access", "auth", "private", "secret", "license", "deploy", "bot")
+)  # fmt: skip
+_PROSE_OF = {
+    root: tuple(sorted((w for w in _PROSE_KWS if w.startswith(root)), key=len, reverse=True))
+    for root in _PROSE_ROOTS
+}
+_LINK_WORDS = frozenset(("is", "was", "be", "to", "now"))
+_STRIP = "\"'`.,;!?()[]{}<>\u201c\u201d\u2018\u2019"
+
+
+def _prose_ready(text: str, low: str) -> bool:
+    """What the prose rule would mask (see _prose), asked without a regex: a key word
+    starting a word; then, within five words, a link (is, :, =) and a value that is no
+    descriptive word (a password) or looks generated (a token); or, right after it, a
+    value that looks generated."""
+    for root in _PROSE_ROOTS:
+        i = low.find(root)
+        while i >= 0:
+            if i == 0 or not (low[i - 1].isalnum() or low[i - 1] in "_-"):
+                # As the pattern: a key word, not necessarily a whole word ("keyis").
+                for word in _PROSE_OF[root]:
+                    if low.startswith(word, i) and _prose_value(text, i + len(word), word):
+                        return True
+                if root in _COMPOUND_HEADS:
+                    k = i + len(root)
+                    for sep in ("", " ", "_", "-"):
+                        for last in ("key", "token"):
+                            if low.startswith(sep + last, k) and _prose_value(
+                                text, k + len(sep) + len(last), f"{root} {last}"
+                            ):
+                                return True
+            i = low.find(root, i + 1)
+    return False
+
+
+_UNQUOTE = str.maketrans({c: " " for c in "\"'`\u201c\u201d\u2018\u2019"})
+
+
+def _worded(value: str) -> bool:
+    """A value with a letter or digit in it (punctuation alone is no secret)."""
+    return PREFIX not in value and any(c.isalnum() for c in value)
+
+
+def _core(token: str) -> str:
+    token = token.lstrip("\"'`\u201c\u2018")
+    for i, c in enumerate(token):
+        if c in "\"'`\u201d\u2019<>\\":
+            token = token[:i]
+            break
+    return token.rstrip(_TRAIL + "!?)]}")
+
+
+def _prose_value(text: str, k: int, kw: str) -> bool:
+    """Conservatively: could the prose rule mask a value after the key word ending at
+    ``k``? (It may answer yes for nothing; never no for a value it would mask.)"""
+    end = text.find("\n", k)
+    line = text[k : end if 0 <= end < k + 240 else k + 240]
+    raw = line.split()[:9]
+    split = line.replace(":", " : ").replace("=", " = ").split()[:12]
+    unquoted = line.translate(_UNQUOTE).split()[:12]  # a value opens after a quote
+    cores = [c for c in map(_core, raw + split + unquoted) if _worded(c)]
+    linked = any(t in (":", "=") or t.lower() in _LINK_WORDS for t in split[:9])
+    if (linked or kw not in ("key", "pin")) and any(looks_random(c) for c in cores):
+        return True
+    return (
+        linked
+        and kw.startswith(_STRONG)
+        and any(c.lower() not in _NOT_A_VALUE and c not in (":", "=", "-") for c in cores)
+    )
+
+
+def _call_ready(text: str, low: str) -> bool:
+    """define('NAME', 'value'): a closing quote and parenthesis after a key word."""
+    for closer in ("')", '")', "' )", '" )'):
+        i = low.find(closer)
+        while i >= 0:
+            line = low[max(low.rfind("\n", 0, i) + 1, i - 300) : i]
+            if "," in line and _assigned(line):
+                return True
+            i = low.find(closer, i + 1)
+    return False
+
+
+def _markup_ready(text: str, low: str) -> bool:
+    """A closing tag ``</…>`` or a ``value=`` near a word that names a credential (an
+    element's content may span lines)."""
+    for needle in ("</", "value"):
+        i = low.find(needle)
+        while i >= 0:
+            near = low[max(0, i - 600) : i + 200]
+            if any(root in near for root in _ROOTS):
+                return True
+            i = low.find(needle, i + 1)
+    return False
+
+
+def _random_ready(text: str, low: str) -> bool:
+    """``name = <a run of 20 token characters>`` with digits and both cases, or a
+    ``…key`` name."""
+    shape = _shape(text)
+    for sep in (b"=", b":"):
+        i = shape.find(sep)
+        while i >= 0:
+            j = i + 1
+            while j < len(shape) and shape[j] == 0x20 and j - i < 5:
+                j += 1
+            k = j
+            while k < len(shape) and shape[k] == 0x61:
+                k += 1
+            if k - j >= 20:
+                run = text[j:k]
+                if any(c.isdigit() for c in run) and (
+                    (any(c.isupper() for c in run) and any(c.islower() for c in run))
+                    or low[max(0, i - 12) : i].rstrip(" \"'").endswith(("key", "sig", "hmac"))
+                ):
+                    return True
+            i = shape.find(sep, k if k > i else i + 1)
+    return False
+
+
 # (kind, gate, markers, pattern, replacement): a rule runs when ``gate`` and one of its
 # ``markers`` (if any) occur in the lower-cased text. The gate lets one scan rule out a
 # family of markers; together they keep the no-secret case to a few dozen substring
 # searches. Tokens without a prefix have the gate ``_RUN``: their markers are *shapes*
 # (see _shape: "a" a token character, ":" "=" "." themselves, " " anything else), one
-# of which must occur in the text's shape, and case-sensitive substrings of the text,
-# one of which must occur too when given. A file name of 30 letters does not start the
-# regex engine for a Discord token.
+# of which must occur in the text's shape, and words (see _run_ready). A file name of
+# 30 letters does not start the regex engine for a Discord token.
 # Order matters: whole blocks and provider tokens first, so a specific kind wins over
 # the generic "credential" of NAME=value; free text and random values last.
 _RUN = "\x00run"
@@ -520,13 +803,6 @@ _RULES: tuple[Rule, ...] = (
     ),
     ("mailgun-key", "key-", (), _LB + r"key-[0-9a-f]{32}" + _RB, PREFIX + "mailgun-key]"),
     (
-        "mailgun-key",
-        _RUN,
-        ("a" * 50, "-"),
-        r"(?<![\w-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])",
-        PREFIX + "mailgun-key]",
-    ),
-    (
         "api-token",
         "",
         (
@@ -659,25 +935,43 @@ _RULES: tuple[Rule, ...] = (
         (
             "mysql",
             "mariadb",
-            "login",
+            " login ",
             "sshpass",
             "redis-cli",
             "sqlcmd",
             "ldap",
             "mongo",
             "ssh-keygen",
-            "zip",
+            "zip ",
             "7z",
             "-password",
             "htpasswd",
             "password-stdin",
-            "config",
-            "secret",
-            "var",
             "smb",
             "rpcclient",
+            "secret set",
         ),
         _CMD_PASSWORD,
+        _masked_value("password"),
+    ),
+    (
+        "password",
+        " ",
+        (
+            "config set",
+            "configure set",
+            "config add",
+            "config put",
+            "secret set",
+            "secrets set",
+            "var set",
+            "vars set",
+            "variable set",
+            "variables set",
+            "secret create",
+            "secrets create",
+        ),
+        _CONFIG_SET,
         _masked_value("password"),
     ),
     (
@@ -686,7 +980,7 @@ _RULES: tuple[Rule, ...] = (
         "url-param",
         "=",
         ("?", "#"),
-        r"(?<=[?&#])(?P<name>[\w.%\[\]-]+)=(?!\[REDACTED:)[^\s&#'\"\\<>]+",
+        _PARAM_PATTERN,
         _url_param,
     ),
     (
@@ -703,8 +997,7 @@ _RULES: tuple[Rule, ...] = (
         "credential",
         "</",
         _CRED_MARKERS + _KEY_MARKERS,
-        r"(?i)<(?P<tag>[\w:.-]*?" + _CRED_WORD + r")(?:\s[^<>]*)?>"
-        r"(?P<v>(?!\[REDACTED:)\s*[^<\"\\\s][^<\"\\]*)</(?P=tag)\s*>",
+        _XML_PATTERN,
         _masked_value("credential"),
     ),
     (
@@ -712,9 +1005,7 @@ _RULES: tuple[Rule, ...] = (
         "credential",
         "</",
         _CRED_MARKERS + _KEY_MARKERS,
-        r"(?i)<(?P<tag>[\w:.-]+)\s[^<>]{0,200}?\b(?:key|name)\s*=\s*\\*[\"'][\w.:-]*?"
-        + _CRED_WORD
-        + r"\\*[\"'][^<>]{0,200}>(?P<v>(?!\[REDACTED:)\s*[^<\"\\\s][^<\"\\]*)</(?P=tag)\s*>",
+        _ENTRY_PATTERN,
         _masked_value("credential"),
     ),
     (
@@ -733,10 +1024,10 @@ _RULES: tuple[Rule, ...] = (
         _CALL_PATTERN,
         _masked_value("credential"),
     ),
-    ("credential", "", _CRED_MARKERS, _CRED_PATTERN, _keep_value),
+    ("credential", "", _CRED_MARKERS, _CRED_PATTERN, _cred_value),
     # The same rule for *_KEY names, behind one gate: "key" alone is too common a word
     # (every error event has a "key" field) to start the regex engine for.
-    ("credential", "key", _KEY_MARKERS, _CRED_PATTERN, _keep_value),
+    ("credential", "key", _KEY_MARKERS, _CRED_PATTERN, _cred_value),
     (
         # Prose: "my password is X", "the db password for staging: X", "use token X".
         "credential",
@@ -774,6 +1065,17 @@ _RULES: tuple[Rule, ...] = (
     ),
 )
 
+# Rule pattern → its precheck (see above).
+_READY: dict[str, Callable[[str, str], bool]] = {
+    _CRED_PATTERN: _cred_ready,
+    _PROSE_PATTERN: _prose_ready,
+    _CALL_PATTERN: _call_ready,
+    _KV_PATTERN: _markup_ready,
+    _XML_PATTERN: _markup_ready,
+    _ENTRY_PATTERN: _markup_ready,
+    _RANDOM_PATTERN: _random_ready,
+    _PARAM_PATTERN: _param_ready,
+}
 _compiled: dict[str, Pattern[str]] = {}
 _extra_compiled: dict[str, Pattern[str]] = {}
 
@@ -828,14 +1130,42 @@ def _shape(text: str) -> bytes:
     return text.encode("ascii", "replace").translate(_SHAPE)
 
 
+def _split_run_markers(markers: tuple[str, ...]) -> tuple[tuple[bytes, ...], tuple[str, ...]]:
+    shapes = tuple(m.encode() for m in markers if set(m) <= _SHAPE_CHARS)
+    words = tuple(m for m in markers if not set(m) <= _SHAPE_CHARS)
+    return shapes, words
+
+
+def _hex_after(text: str, prefixes: tuple[str, ...], n: int) -> bool:
+    """Whether one of ``prefixes`` occurs followed by ``n`` hex digits (Twilio's SK…)."""
+    for prefix in prefixes:
+        i = text.find(prefix)
+        while i >= 0:
+            body = text[i + len(prefix) : i + len(prefix) + n]
+            if len(body) == n and not body.strip("0123456789abcdefABCDEF"):
+                return True
+            i = text.find(prefix, i + 1)
+    return False
+
+
 def _run_ready(text: str, shape: bytes, markers: tuple[str, ...]) -> bool:
-    """A ``_RUN`` rule's markers: one of its shapes in ``shape``, and one of its
-    case-sensitive substrings in ``text`` when it has any."""
-    shapes = [m for m in markers if set(m) <= _SHAPE_CHARS]
-    words = [m for m in markers if not set(m) <= _SHAPE_CHARS]
-    if not any(m.encode() in shape for m in shapes):
+    """A ``_RUN`` rule's markers: one of its shapes in ``shape``, and, when it has
+    words, one of them followed by 32 hex digits in ``text`` (case-sensitive)."""
+    split = _run_markers.get(markers)
+    if split is None:
+        split = _run_markers[markers] = _split_run_markers(markers)
+    shapes, words = split
+    for needle in shapes:
+        if needle in shape:
+            break
+    else:
         return False
-    return not words or any(w in text for w in words)
+    if not words:
+        return True
+    return _hex_after(text, words, 32)
+
+
+_run_markers: dict[tuple[str, ...], tuple[tuple[bytes, ...], tuple[str, ...]]] = {}
 
 
 # Rules whose matches lie within one line and contain one of their markers (or, for
@@ -843,7 +1173,7 @@ def _run_ready(text: str, shape: bytes, markers: tuple[str, ...]) -> bool:
 # that hold a marker only. Their patterns start with a word alternation that the regex
 # engine would otherwise try at every position of the text (~1 µs a character).
 _BY_LINE = frozenset({_CRED_PATTERN, _CALL_PATTERN, _KV_PATTERN, _PROSE_PATTERN,
-                      _RANDOM_PATTERN, _CMD_PASSWORD})  # fmt: skip
+                      _RANDOM_PATTERN, _CMD_PASSWORD, _CONFIG_SET})  # fmt: skip
 _LINE_MODE_CHARS = 2048
 
 
@@ -884,13 +1214,38 @@ def _run_lines(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _sub(pattern: Pattern[str], repl: Any, text: str) -> tuple[str, int]:
+    """``pattern.subn(repl, text)``, except that a callback may decline a match by
+    returning None: the search then resumes after its group ``w``, so that a declined
+    match hides nothing it overlapped."""
+    if repl is not _cred_value:
+        return pattern.subn(repl, text)
+    out: list[str] = []
+    pos = at = count = 0
+    while True:
+        m = pattern.search(text, at)
+        if m is None:
+            break
+        new = _cred_value(m)
+        if new is None:
+            at = m.end("w")
+            continue
+        out += (text[pos : m.start()], new)
+        pos = at = m.end()
+        count += 1
+    if not count:
+        return text, 0
+    out.append(text[pos:])
+    return "".join(out), count
+
+
 def _sub_lines(
     pattern: Pattern[str], repl: Any, text: str, spans: list[tuple[int, int]]
 ) -> tuple[str, int]:
     out: list[str] = []
     pos = total = 0
     for start, end in spans:
-        segment, count = pattern.subn(repl, text[start:end])
+        segment, count = _sub(pattern, repl, text[start:end])
         if count:
             out += (text[pos:start], segment)
             pos = end
@@ -911,16 +1266,20 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     low = text.lower()
     shape: bytes | None = None
     by_line = len(text) > _LINE_MODE_CHARS and len(low) == len(text)
-    seen: dict[str, bool] = {}  # marker → found: rules share markers, scan each once
+    # Long texts: rules share markers, so each marker is searched once (a search of a
+    # 30 KB text costs more than the lookup); short ones search directly.
+    seen: dict[str, bool] = {}
     for _kind, gate, markers, source, repl in _RULES:
         if gate is _RUN:
             if shape is None:
                 shape = _shape(text)
-            if not _run_ready(text, shape, markers):
+                if _RUN_NEEDLE not in shape:
+                    shape = b""  # no run of 20 token characters: no _RUN rule applies
+            if not shape or not _run_ready(text, shape, markers):
                 continue
         elif gate not in low:
             continue
-        elif markers:  # a plain loop: a generator per rule would double the cost of a call
+        elif markers and by_line:
             for marker in markers:
                 found = seen.get(marker)
                 if found is None:
@@ -929,16 +1288,25 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
                     break
             else:
                 continue
+        elif markers:  # a plain loop: a generator per rule would double the cost of a call
+            for marker in markers:
+                if marker in low:
+                    break
+            else:
+                continue
+        ready = _READY.get(source)
+        if ready is not None and not ready(text, low):
+            continue
         if source is _KEY_TAILS:
             text, count = _key_tails(text)
         elif by_line and source in _BY_LINE:
-            present = tuple(m for m in markers if seen.get(m, True))
+            present = tuple(m for m in markers if seen.get(m, True))  # (shapes for _RUN)
             spans = _run_lines(text) if gate is _RUN else _marker_lines(text, low, present)
             text, count = _sub_lines(_pattern(source), repl, text, spans)
         elif by_line and gate is _RUN:
             text, count = _sub_lines(_pattern(source), repl, text, _run_lines(text))
         else:
-            text, count = _pattern(source).subn(repl, text)
+            text, count = _sub(_pattern(source), repl, text)
         if count:
             low = text.lower()
             shape = None

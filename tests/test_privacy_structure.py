@@ -247,3 +247,38 @@ def test_every_rule_compiles_and_names_its_kind() -> None:
             assert gate == gate.lower() and all(m == m.lower() for m in markers), kind
         if source is not redact._KEY_TAILS:
             redact._pattern(source)
+
+
+# ---------------------------------------------------------------- prechecks
+
+
+def _texts() -> list[str]:
+    from tests import secret_corpus
+    from tests.test_redact import CASES, CLEAN
+
+    texts = [text for text, _ in CASES] + list(CLEAN)
+    for call in secret_corpus.corpus(seed=3, per_class=4):
+        texts += [p.text for p in call.planted]
+        texts += [v for v in call.payload.get("tool_input", {}).values() if isinstance(v, str)]
+    return texts
+
+
+def test_prechecks_never_skip_a_rule_that_would_mask(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prechecks only save time: without them every text masks the same."""
+    texts = _texts()
+    with_checks = [mask(t) for t in texts]
+    monkeypatch.setattr(redact, "_READY", {})
+    assert [mask(t) for t in texts] == with_checks
+
+
+@settings(max_examples=300, deadline=None)
+@given(fields=st.tuples(FIELD, FIELD))
+def test_prechecks_agree_on_generated_text(fields: tuple[str, str]) -> None:
+    text = " ".join(fields)
+    saved = redact._READY
+    try:
+        redact._READY = {}
+        expected = mask(text)
+    finally:
+        redact._READY = saved
+    assert mask(text) == expected
