@@ -15,14 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "ctxmode"
 
 # Edges known to close a circle, each to be untied (not to be added to).
-ALLOWED = {
-    # The store split (issue 15, in progress): recovery in connection imports maintenance
-    # on first use, and maintenance builds on connection's transaction.
-    ("ctxmode.store.connection", "ctxmode.store.maintenance"),
-    # handlers.py still names hookrun.Context under TYPE_CHECKING: the line becomes
-    # `from ctxmode.context import Context` once the redaction work there is committed.
-    ("ctxmode.handlers", "ctxmode.hookrun"),
-}
+ALLOWED: set[tuple[str, str]] = set()  # no circle is tolerated
 
 
 def _module_name(path: Path) -> str:
