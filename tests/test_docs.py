@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,19 @@ def test_search_loads_only_its_own_command_module() -> None:
     loaded = eval(out)  # a printed list of module names
     assert "ctxmode.cli.search" in loaded
     assert not {"ctxmode.cli.bench_cmd", "ctxmode.cli.demo", "ctxmode.cli.doctor"} & set(loaded)
+
+
+def test_the_map_of_the_house_names_every_module() -> None:
+    """docs/architecture.md's map names each module of the package (and no module that is gone)."""
+    package = REPO / "ctxmode"
+    text = (REPO / "docs" / "architecture.md").read_text()
+    start = text.index("## Map of the house")
+    section = text[start : text.index("\n## ", start + 1)]
+    named = {n for n in re.findall(r"`([\w/]+\.py)`", section) if not n.startswith("tests/")}
+    modules = {
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if path.parent.name != "hooks" and "__pycache__" not in path.parts
+    }
+    assert sorted(modules - named) == []
+    assert sorted(name for name in named - modules if name != "hooks/*.py") == []
