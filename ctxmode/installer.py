@@ -16,6 +16,10 @@ Safety rules:
   is written when nothing changes, so a second install is a no-op.
 - Uninstall restores the backup byte for byte when the file is exactly "backup plus
   ctxmode's entries"; otherwise it removes ctxmode's entries surgically.
+
+Long on purpose (~900 lines): every file install and uninstall write goes through here,
+so the safety rules above are checked in one place; the proof run's sample session
+(about 150 lines of payloads) sits at the end.
 """
 
 from __future__ import annotations

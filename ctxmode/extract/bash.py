@@ -10,6 +10,10 @@ The working directory needs care: Claude Code sends PostToolUse with the ``cwd``
 So ``cd`` targets are followed symbolically from an unknown start, and the start is then
 recovered from the final ``cwd`` (:func:`_start`); a payload whose ``cwd`` does not fit
 (an older client sending the cwd from before, or one that reset it) is read as the start.
+
+Long on purpose (~1,000 lines): one subject, the Bash command line, read in one pass;
+the bulk is the table of git subcommands and environment-setting commands with their
+small readers, which are easier to check side by side than spread over modules.
 """
 
 from __future__ import annotations

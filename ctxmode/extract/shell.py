@@ -17,6 +17,10 @@ costs an import on the hook path). Pure, no ``re``, and it never raises: malform
 (unterminated quotes, stray parentheses, binary garbage) yields a best-effort parse.
 Work is bounded: input beyond :data:`MAX_INPUT` characters is ignored and nesting deeper
 than :data:`MAX_DEPTH` is kept as literal text.
+
+Long on purpose (~750 lines): it is one recursive-descent parser, whose parts (words,
+quotes, operators, here-documents, substitutions) call each other; split, a reader
+would have to hold several files to follow one token.
 """
 
 from __future__ import annotations
