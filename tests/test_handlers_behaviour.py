@@ -790,3 +790,16 @@ def test_a_handed_over_snapshot_says_exactly_where_it_comes_from(kind: str) -> N
     said = "ended" if kind == "end" else "compacted"
     assert f"(id old-s, {said} {taken}" in preface.text
     assert [el.tag for el in root][1:] == [el.tag for el in ET.fromstring(xml)][1:]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"passcode": "Xk9#mQ2$vL7pW4zR"}',  # a secret key name no other pattern covers
+        "passcode=Xk9#mQ2$vL7pW4zR and more",
+    ],
+)
+def test_a_passcode_is_masked(text: str) -> None:
+    from ctxmode.redact import mask
+
+    assert "Xk9#mQ2$vL7pW4zR" not in mask(text)
