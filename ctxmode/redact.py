@@ -203,6 +203,8 @@ def looks_random(value: str) -> bool:
     """Whether a word looks like a generated secret rather than a word, a name or a path."""
     if len(value) < 6 or value.startswith(PREFIX) or value.lower() in _NOT_A_VALUE:
         return False
+    if not value.isprintable() or " " in value:
+        return False  # a word has no whitespace
     if value[0] in "/~." or "://" in value:
         return False  # a path or a URL (URLs have rules of their own)
     if "(" in value or ")" in value or "[" in value or "{" in value:
@@ -219,37 +221,54 @@ def looks_random(value: str) -> bool:
     return len(value) >= 24 and alpha == len(value)
 
 
+def _random_words(segment: str) -> str:
+    """``segment`` with each word (between spaces or tabs) that looks generated masked."""
+    out = []
+    for part in segment.replace("\t", " \t ").split(" "):
+        core = part.strip(_STRIP)
+        out.append(part.replace(core, PREFIX + "credential]") if looks_random(core) else part)
+    return " ".join(out).replace(" \t ", "\t")
+
+
 def _prose(m: Match[str]) -> str:
     """ "my password is X", "use token X": X masked when the context or X itself says so.
 
     A strong context (a password word and a link such as "is" or ":", or a ``.netrc``
     entry) masks any value but a word that describes it ("is wrong"); a weak one
-    ("token X", "the key is X") only a value that looks generated.
+    ("token X", "the key is X") only a value that looks generated. A word between the
+    key word and its link that looks generated is masked too ("password X9k-2: 1").
     """
+    whole, base = m.group(0), m.start(0)
     value = m.group("v")
     core = value.rstrip(_TRAIL + "!?)]}")
-    if not _worded(core) or not m.group("link"):
-        return m.group(0)
+    if not m.group("link"):
+        return whole
+    vstart = m.start("v") - base
+    head = whole[:vstart]
+    if m.group("conn"):
+        kw_end, conn_start = m.end("kw") - base, m.start("conn") - base
+        head = whole[:kw_end] + _random_words(whole[kw_end:conn_start]) + whole[conn_start:vstart]
+    unchanged = head + whole[vstart:]
+    if not _worded(core):
+        return unchanged
     kw = m.group("kw").lower()
     conn = (m.group("conn") or "").strip()
     if kw in ("machine", "login"):
         strong = True
     elif kw in ("key", "pin") and not conn:
-        return m.group(0)  # "pin node@20", "ssh key id_ed25519": verbs and names
+        return unchanged  # "pin node@20", "ssh key id_ed25519": verbs and names
     elif kw == "pin" and conn in (":", "="):
         strong = core.isdigit() and 4 <= len(core) <= 8  # PIN: 4821, not pin = 18
         if not strong:
-            return m.group(0)
+            return unchanged
     else:
         strong = bool(conn) and kw.startswith(_STRONG)
     if strong:
         if core.lower() in _NOT_A_VALUE:
-            return m.group(0)
+            return unchanged
     elif not looks_random(core):
-        return m.group(0)
-    start = m.start("v") - m.start(0)
-    whole = m.group(0)
-    return whole[:start] + PREFIX + "credential]" + whole[start + len(core) :]
+        return unchanged
+    return head + PREFIX + "credential]" + whole[vstart + len(core) :]
 
 
 # Names of values that are identifiers or digests, never secrets, however random.
