@@ -15,4 +15,4 @@ trap 'rm -rf "$tree"' EXIT
 git archive HEAD | tar -x -C "$tree"
 args=(--root "$tree" --jobs "${JOBS:-2}" --log "${LOG:-mutation-report.tsv}")
 [ -n "${SAMPLE:-}" ] && args+=(--sample "$SAMPLE" --seed "${SEED:-0}")
-exec "$py" scripts/mutation.py "${args[@]}" "$@"
+"$py" scripts/mutation.py "${args[@]}" "$@"  # not exec: the trap removes the tree
