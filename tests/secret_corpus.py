@@ -767,6 +767,10 @@ def _private_calls(b: Builder, g: Gen, count: int) -> list[Call]:
 # ---------------------------------------------------------------------------------------
 
 
+# Classes with many forms get more samples.
+WEIGHT = {"prose": 3, "cmd:password": 2, "url:query-param": 2, "assign:env": 2, "assign:xml": 2}
+
+
 def corpus(
     seed: int = 12, per_class: int = 8, batch: int = 5, session: str = "corpus-1"
 ) -> list[Call]:
@@ -777,7 +781,7 @@ def corpus(
     b = Builder(session, g)
     pending: dict[str, list[Planted]] = {}
     for cls in sorted(makers):
-        for _ in range(per_class):
+        for _ in range(per_class * WEIGHT.get(cls, 1)):
             text, parts = makers[cls](g)
             assert all(len(p) >= PIECE for p in parts), (cls, parts)
             pending.setdefault(_family(cls), []).append(Planted(cls, parts, text))
