@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ctxmode.events import SessionEvent
 from ctxmode.migrations import _sqlite3
+from ctxmode.redact import cut_at, cut_from
 from ctxmode.store.values import (
     EVENT_COLUMNS,
     EVENT_FIELDS,
@@ -158,6 +159,8 @@ def make_snippet(
     first = spans[0][0] if spans else 0
     start = max(0, min(first - width // 3, len(text) - width))
     end = min(len(text), start + width)
+    # A window never splits a [REDACTED:…] mask: it widens to hold the whole of one.
+    start, end = cut_at(text, start), cut_from(text, end)
     out: list[str] = ["…"] if start > 0 else []
     cursor = start
     for span_start, span_end in spans:
