@@ -23,6 +23,11 @@ hook whose strings carry no marker never imports ``re`` at all.
 Masks read ``[REDACTED:<kind>]``. The rules also see text that is already JSON-encoded
 (an event's ``data``), where quotes arrive as ``\\"`` and newlines as ``\\n``: no rule
 lets a masked value run across a ``"`` or a backslash, so masked JSON stays valid.
+
+Long on purpose: one table of rules, each with its pattern, markers, precheck and
+replacement, reads best in one place (a rule and its precheck must agree: see
+tests/test_privacy_structure.py), and every hook imports this module, where each extra
+module costs an import.
 """
 
 from __future__ import annotations
