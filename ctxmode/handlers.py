@@ -35,8 +35,8 @@ SPOOL_DIR = "spool"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ctxmode.context import Context
     from ctxmode.events import SessionEvent
-    from ctxmode.hookrun import Context
     from ctxmode.payload import HookInput
     from ctxmode.store import Resume
 
@@ -101,8 +101,6 @@ def _extract(inp: HookInput, cfg: dict[str, object]) -> list[SessionEvent]:
 
 
 def _drop_excluded(events: list[SessionEvent], patterns: list[str]) -> list[SessionEvent]:
-    import fnmatch
-
     from ctxmode import fastjson
 
     kept = []
@@ -112,10 +110,27 @@ def _drop_excluded(events: list[SessionEvent], patterns: list[str]) -> list[Sess
                 path = fastjson.loads(event.data).get("path", "")
             except (fastjson.JSONDecodeError, AttributeError):
                 path = ""
-            if path and any(fnmatch.fnmatch(path, pattern) for pattern in patterns):
+            if path and any(_glob_match(path, pattern) for pattern in patterns):
                 continue
         kept.append(event)
     return kept
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    """fnmatch, where a leading ``**/`` also matches no folder at all (as in .gitignore).
+
+    Paths inside the project are stored relative to it (``secret.txt``), so without
+    this ``**/secret.txt`` would miss the one at the top.
+    """
+    from fnmatch import fnmatch
+
+    if fnmatch(path, pattern):
+        return True
+    while pattern.startswith("**/"):
+        pattern = pattern[3:]
+        if fnmatch(path, pattern):
+            return True
+    return False
 
 
 # Set by ``ctxmode demo`` for the hooks it replays: the lookups of their snapshots are

@@ -82,3 +82,17 @@ def test_the_map_of_the_house_names_every_module() -> None:
     }
     assert sorted(modules - named) == []
     assert sorted(name for name in named - modules if name != "hooks/*.py") == []
+
+
+def test_a_long_module_says_why_at_its_top() -> None:
+    """No module over ~600 lines without the reason stated in its docstring."""
+    import ast
+
+    long = []
+    for path in sorted((REPO / "ctxmode").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > 620:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "Long on purpose" not in doc:
+                long.append(str(path.relative_to(REPO)))
+    assert long == []

@@ -22,7 +22,6 @@ import json
 import re
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -176,7 +175,6 @@ def run_session(root: Path, calls: list[Call]) -> dict[str, bytes]:
 
 
 def _check(root: Path, calls: list[Call]) -> dict[str, int]:
-    started = time.monotonic()
     blobs = run_session(root, calls)
     found = leaks(calls, blobs)
     assert found == [], f"{len(found)} leaks, first: {found[:20]}"
@@ -189,7 +187,6 @@ def _check(root: Path, calls: list[Call]) -> dict[str, int]:
     assert len(events) >= 30, len(events)
     assert {"compact", "end"} <= {r["kind"] for r in resumes}
     assert len(kinds) >= 12, sorted(kinds)
-    assert time.monotonic() - started < 300
     return secret_corpus.classes(calls)
 
 
