@@ -426,7 +426,7 @@ def install(
     if not dry_run:
         created: list[str] = []  # folders this install makes: uninstall removes them again
         if changed:
-            created += _missing_dirs(os.path.dirname(target))
+            created += paths.missing_dirs(os.path.dirname(target))
             if old is not None:
                 # Beside the path the user knows (a symlinked file's target may live in
                 # a dotfiles repository that should not collect ctxmode's files).
@@ -434,7 +434,7 @@ def install(
                 _write_atomic(backup, old, _mode(target))
             _replace_checked(target, old, new)
         if launcher is not None and launcher_text_new is not None:
-            created += _missing_dirs(os.path.dirname(launcher))
+            created += paths.missing_dirs(os.path.dirname(launcher))
             _write_atomic(launcher, launcher_text_new, 0o755 & ~_umask())
         _remember(created_dirs=created, team_file=target if launcher else None)
     return InstallResult(
@@ -485,19 +485,6 @@ def dry_run_main(argv: Sequence[str]) -> int:
 
 
 # --------------------------------------------------------------------------- what install made
-
-
-def _missing_dirs(folder: str) -> list[str]:
-    """``folder`` and its missing parents, deepest first: what writing into it creates."""
-    missing = []
-    current = os.path.abspath(folder)
-    while not os.path.exists(current):
-        missing.append(current)
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    return missing
 
 
 def _record_path() -> str:

@@ -343,8 +343,8 @@ def prepare_store_path(project: str, env: Mapping[str, str]) -> str:
     return path
 
 
-def ensure_dir(path: str) -> None:
-    """Create ``path`` and any missing parents, each 0700; leave existing folders alone."""
+def missing_dirs(path: str) -> list[str]:
+    """``path`` and its parents that do not exist yet, deepest first."""
     missing: list[str] = []
     current = os.path.abspath(path)
     while not os.path.isdir(current):
@@ -353,7 +353,12 @@ def ensure_dir(path: str) -> None:
         if parent == current:
             break
         current = parent
-    for folder in reversed(missing):
+    return missing
+
+
+def ensure_dir(path: str) -> None:
+    """Create ``path`` and any missing parents, each 0700; leave existing folders alone."""
+    for folder in reversed(missing_dirs(path)):
         try:
             os.mkdir(folder, DIR_MODE)
         except FileExistsError:

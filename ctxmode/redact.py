@@ -1216,6 +1216,11 @@ def _marker_lines(text: str, low: str, markers: tuple[str, ...]) -> list[tuple[i
             start, end = _line_of(text, i)
             spans.append((start, end))
             i = low.find(marker, end)
+    return merge_spans(spans)
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``(start, end)`` spans sorted, overlapping or touching ones joined."""
     spans.sort()
     merged: list[tuple[int, int]] = []
     for start, end in spans:
@@ -1492,17 +1497,24 @@ def strip_private(text: str) -> str:
 # -- cutting and showing -------------------------------------------------------------------------
 
 
+def _mask_across(text: str, n: int) -> tuple[int, int] | None:
+    """(start, index of its ``]``) of the ``[REDACTED:…]`` mask that a cut at ``n`` would
+    split, or None. Callers keep ``0 < n < len(text)``."""
+    start = text.rfind(PREFIX, 0, n + len(PREFIX) - 1)
+    if start < 0 or start >= n:
+        return None
+    end = text.find("]", start)
+    if end < 0 or end < n:
+        return None
+    return start, end
+
+
 def cut_at(text: str, n: int) -> int:
     """The largest index ``<= n`` at which ``text`` may be cut: never inside a mask."""
     if n <= 0 or n >= len(text):
         return max(0, min(n, len(text)))
-    start = text.rfind(PREFIX, 0, n + len(PREFIX) - 1)
-    if start < 0 or start >= n:
-        return n
-    end = text.find("]", start)
-    if end < 0 or end < n:
-        return n
-    return start
+    mask = _mask_across(text, n)
+    return n if mask is None else mask[0]
 
 
 def cut_from(text: str, n: int) -> int:
@@ -1510,13 +1522,8 @@ def cut_from(text: str, n: int) -> int:
     a mask."""
     if n <= 0 or n >= len(text):
         return max(0, min(n, len(text)))
-    start = text.rfind(PREFIX, 0, n + len(PREFIX) - 1)
-    if start < 0 or start >= n:
-        return n
-    end = text.find("]", start)
-    if end < 0 or end < n:
-        return n
-    return end + 1
+    mask = _mask_across(text, n)
+    return n if mask is None else mask[1] + 1
 
 
 def safe_head(text: str, n: int) -> str:

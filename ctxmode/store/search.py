@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ctxmode.events import SessionEvent
 from ctxmode.migrations import _sqlite3
-from ctxmode.redact import cut_at, cut_from
+from ctxmode.redact import cut_at, cut_from, merge_spans
 from ctxmode.store.values import (
     EVENT_COLUMNS,
     EVENT_FIELDS,
@@ -137,14 +137,7 @@ def _spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
         while start >= 0 and needle:
             spans.append((start, start + len(needle)))
             start = folded.find(needle, start + len(needle))
-    spans.sort()
-    merged: list[tuple[int, int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
+    return merge_spans(spans)
 
 
 def make_snippet(
