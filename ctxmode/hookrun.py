@@ -135,7 +135,7 @@ def run_hook(
         if os.path.exists(os.path.join(inp.project_dir, ".ctxmode-ignore")):
             return b""
         deadline = DEADLINES.get(event, DEFAULT_DEADLINE)
-        store_path = paths.prepare_store_path(inp.project_dir, env)
+        store_path = paths.prepare_store_path(inp.project_dir, env, root)
         if paths.private_problem(store_path) or paths.private_problem(
             paths.spool_file(root, store_path)
         ):

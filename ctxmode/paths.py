@@ -331,15 +331,18 @@ def log_dir(env: Mapping[str, str]) -> str:
     return os.path.join(data_root(env), "logs")
 
 
-def prepare_store_path(project: str, env: Mapping[str, str]) -> str:
+def prepare_store_path(project: str, env: Mapping[str, str], root: str | None = None) -> str:
     """``store_path``, after renaming a legacy-named store to it if one is there.
 
     Costs one ``stat`` when the store exists (the common case) and nothing more on
-    Linux, where the legacy and canonical names coincide.
+    Linux, where the legacy and canonical names coincide. ``root``: the data root when
+    the caller has resolved it already (a hook has), so it is not looked up again.
     """
-    path = store_path(project, env)
+    if root is None:
+        root = data_root(env)
+    path = os.path.join(root, "sessions", store_name(project) + ".db")
     if not os.path.exists(path):
-        migrate_legacy_name(data_root(env), project)
+        migrate_legacy_name(root, project)
     return path
 
 

@@ -192,6 +192,18 @@ def quarantine(path: str, reason: str, expect: tuple[int, int] | None = None) ->
     return target
 
 
+def _connect(path: str, mode: str, busy_timeout_ms: int) -> _sqlite3.Connection:
+    """An autocommit connection to an existing store file (``mode`` "rw" or "ro"; never
+    "rwc": only ``_create_file`` makes a store)."""
+    return _sqlite3.connect(
+        f"file:{_quote_uri(path)}?mode={mode}",
+        timeout=busy_timeout_ms / 1000.0,
+        isolation_level=None,
+        check_same_thread=False,
+        uri=True,
+    )
+
+
 def _quote_uri(path: str) -> str:
     # A URI has no relative paths: "sessions/s.db" would otherwise mean "/sessions/s.db".
     path = os.path.abspath(path).replace("\\", "/")
@@ -295,13 +307,7 @@ class Connection:
             # SQLite made in its place (outside the lock) would then be replaced by
             # that process's fresh store, renamed in by _create_file, together with
             # every event written to it. Only _create_file makes a store.
-            conn = _sqlite3.connect(
-                f"file:{_quote_uri(path)}?mode=rw",
-                timeout=busy_timeout_ms / 1000.0,
-                isolation_level=None,
-                check_same_thread=False,
-                uri=True,
-            )
+            conn = _connect(path, "rw", busy_timeout_ms)
         except _sqlite3.Error as exc:
             if retries > 0 and not os.path.lexists(path):
                 # Moved aside since the stat: start over (wait for the fresh store).
@@ -365,13 +371,7 @@ class Connection:
         if not os.path.isfile(path):
             raise StoreMissing(f"no store at {path}")
         try:
-            conn = _sqlite3.connect(
-                f"file:{_quote_uri(path)}?mode=ro",
-                timeout=busy_timeout_ms / 1000.0,
-                isolation_level=None,
-                check_same_thread=False,
-                uri=True,
-            )
+            conn = _connect(path, "ro", busy_timeout_ms)
         except _sqlite3.Error as exc:
             raise store_error(exc, path) from exc
         try:
