@@ -304,7 +304,59 @@ def m002_search_values(conn: Connection) -> None:
     install_fts(conn, max(1, top - UPGRADE_INDEX_ROWS + 1))
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_search_values]
+# ---------------------------------------------------------------- m003: identity and history
+
+
+def m003_identity_history(conn: Connection) -> None:
+    """Where each session ran, what each compaction's summary kept, how far imports read.
+
+    - ``session_meta`` learns the session's work tree (the resolved root of the git work
+      tree it ran in: a linked worktree's own folder, not the repository's), its branch,
+      its cwd, and its client (``claude_code``, ``codex``; NULL on rows made before, which
+      were all Claude Code's).
+    - ``compaction``: one row per compaction of a session, numbered like the snapshots
+      (``compact_seq`` = ``session_resume.compact_seq`` of its ``compact`` snapshot when
+      ctxmode made one), with the client's own summary of the conversation (masked) once
+      PostCompact or an import brings it.
+    - ``import_progress``: per transcript file, the byte offset read so far (always at a
+      line end) and a hash of its head, so that ``ctxmode import`` continues where it
+      stopped and starts again on a file replaced under the same name.
+    """
+    for column in ("worktree TEXT", "branch TEXT", "cwd TEXT", "client TEXT"):
+        conn.execute(f"ALTER TABLE session_meta ADD COLUMN {column}")
+    conn.execute(
+        """CREATE TABLE compaction (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            compact_seq INTEGER NOT NULL,
+            trigger TEXT NOT NULL DEFAULT '',
+            summary TEXT,
+            summary_at TEXT,
+            origin TEXT NOT NULL DEFAULT 'hook' CHECK (origin IN ('hook', 'import')),
+            created_at TEXT NOT NULL,
+            UNIQUE (session_id, compact_seq)
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE import_progress (
+            path TEXT PRIMARY KEY,
+            session_id TEXT,
+            offset INTEGER NOT NULL DEFAULT 0,
+            head_hash TEXT,
+            mtime_ns INTEGER,
+            records INTEGER NOT NULL DEFAULT 0,
+            events INTEGER NOT NULL DEFAULT 0,
+            skipped INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT NOT NULL
+        ) WITHOUT ROWID"""
+    )
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [
+    m001_initial,
+    m002_search_values,
+    m003_identity_history,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -91,7 +91,7 @@ FTS_OBJECTS_V1 = {
     ("trigger", "session_events_au"),
 }
 # m002: the searchable text of each event (its values), and the index over it.
-SCHEMA = SCHEMA_V1 | {("view", "events_text")}
+SCHEMA = SCHEMA_V1 | {("view", "events_text"), ("table", "compaction"), ("table", "import_progress")}
 FTS_OBJECTS = {
     ("table", "events_fts"),
     ("trigger", "session_events_ai"),
@@ -103,9 +103,9 @@ FTS_OBJECTS = {
 
 def test_blank_store_gets_the_full_schema(tmp_path):
     conn = connect(tmp_path / "s.db")
-    assert migrate(conn) == SCHEMA_VERSION == 2
+    assert migrate(conn) == SCHEMA_VERSION == 3
     assert objects(conn) == SCHEMA | FTS_OBJECTS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # INCREMENTAL
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT value FROM store_meta WHERE key = 'fts'").fetchone()[0] == "trigram"
@@ -116,7 +116,8 @@ def test_blank_store_gets_the_full_schema(tmp_path):
     ]  # fmt: skip
     assert columns(conn, "session_meta") == [
         "session_id", "project_dir", "started_at", "last_event_at", "event_count",
-        "compact_count", "evicted_count", "last_hook", "flags",
+        "compact_count", "evicted_count", "last_hook", "flags", "worktree", "branch", "cwd",
+        "client",
     ]  # fmt: skip
     assert columns(conn, "session_resume") == [
         "id", "session_id", "compact_seq", "kind", "snapshot", "event_count", "created_at",
@@ -249,7 +250,11 @@ def test_stale_version_read_is_rechecked_under_the_lock(tmp_path, monkeypatch):
         ran.append("m002")
         migrations.m002_search_values(c)
 
-    assert migrate(conn, steps=[m001_spy, m002_spy]) == 2
+    def m003_spy(c):
+        ran.append("m003")
+        migrations.m003_identity_history(c)
+
+    assert migrate(conn, steps=[m001_spy, m002_spy, m003_spy]) == 3
     assert ran == []  # no step ran twice
     assert objects(conn) == SCHEMA | FTS_OBJECTS
 

@@ -45,8 +45,15 @@ from ctxmode.store import Store
 REPO = Path(__file__).resolve().parents[1]
 FROZEN = Path(__file__).resolve().parent / "fixtures_old_schemas"
 PROJECT = "/home/dev/proj"
-TABLES = ("session_events", "session_meta", "session_resume", "store_meta")
-KEYS = {"store_meta": "key", "session_meta": "session_id"}
+TABLES = (
+    "session_events",
+    "session_meta",
+    "session_resume",
+    "store_meta",
+    "compaction",
+    "import_progress",
+)
+KEYS = {"store_meta": "key", "session_meta": "session_id", "import_progress": "path"}
 SCALE = int(os.environ.get("CTXMODE_SOAK_SCALE", "1"))
 
 
@@ -143,7 +150,43 @@ def fill_v1(conn: sqlite3.Connection) -> None:
 # rows are those of version 1.
 fill_v2 = fill_v1
 
-FILLERS: dict[int, Callable[[sqlite3.Connection], None]] = {1: fill_v1, 2: fill_v2}
+
+
+def fill_v3(conn: sqlite3.Connection) -> None:
+    """Version 2's rows, plus what m003_identity_history added: where each session ran,
+    its compactions with their summaries, and how far an import read each transcript."""
+    fill_v1(conn)
+    conn.execute(
+        "UPDATE session_meta SET worktree = ?, branch = 'feature/csv', cwd = ?, "
+        "client = 'claude_code' WHERE session_id != 'c2e8f6b9-cleared'",
+        (PROJECT, PROJECT + "/src"),
+    )
+    conn.execute(
+        "UPDATE session_meta SET worktree = ?, branch = 'main', cwd = ?, client = 'codex' "
+        "WHERE session_id = 'c2e8f6b9-cleared'",
+        (PROJECT + "-wt", PROJECT + "-wt"),
+    )
+    compactions = [
+        ("9f1c2e4a-sess-one", 1, "auto", "The user asked for a CSV export; done.", "hook"),
+        ("4b7d0a13-sess-two", 1, "manual", None, "hook"),  # PostCompact never came
+        ("c2e8f6b9-cleared", 1, "auto", "Summary read from the transcript.", "import"),
+    ]
+    for session, seq, trigger, summary, origin in compactions:
+        conn.execute(
+            "INSERT INTO compaction (session_id, compact_seq, trigger, summary, summary_at, "
+            "origin, created_at) VALUES (?,?,?,?,?,?,?)",
+            (session, seq, trigger, summary, "2026-12-01T10:00:01.000Z" if summary else None,
+             origin, "2026-12-01T10:00:00.000Z"),
+        )  # fmt: skip
+    conn.execute(
+        "INSERT INTO import_progress (path, session_id, offset, head_hash, mtime_ns, records, "
+        "events, skipped, updated_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        ("/home/dev/.claude/projects/-home-dev-proj/c2e8f6b9-cleared.jsonl", "c2e8f6b9-cleared",
+         48213, "ab" * 32, 1764583200000000000, 212, 57, 3, "2026-12-01T10:05:00.000Z"),
+    )  # fmt: skip
+
+
+FILLERS: dict[int, Callable[[sqlite3.Connection], None]] = {1: fill_v1, 2: fill_v2, 3: fill_v3}
 
 
 # ---------------------------------------------------------------- test-only future steps
@@ -192,7 +235,9 @@ def _digest(conn: sqlite3.Connection, columns: dict[str, list[str]]) -> dict[str
 
 
 def _schema_columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
-    return {table: _columns(conn, table) for table in TABLES}
+    """The columns of each user-data table the store has (later versions add tables)."""
+    present = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    return {table: _columns(conn, table) for table in TABLES if table in present}
 
 
 def _make_store(

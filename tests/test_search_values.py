@@ -155,7 +155,7 @@ def test_upgrade_from_schema_1_searches_values(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     _v1_store(path, 30)
     with Store.open(str(path)) as s:
-        assert s.schema_version() == migrations.SCHEMA_VERSION == 2
+        assert s.schema_version() == migrations.SCHEMA_VERSION == 3
         assert s.search("path") == []
         assert [h.data for h in s.search("mod_007")] == [
             '{"path": "src/mod_007.py", "summary": "edit 7"}'
@@ -219,7 +219,7 @@ def test_the_frozen_v1_store_searches_values_after_the_upgrade(tmp_path: Path) -
     conn.close()
     assert raw > 0
     with Store.open(str(path)) as s:
-        assert s.schema_version() == 2
+        assert s.schema_version() == migrations.SCHEMA_VERSION
         assert s.search("path") == []
         assert s.integrity_check() == "ok"
         events = [e for m in s.sessions() for e in s.session_events(m["session_id"])]

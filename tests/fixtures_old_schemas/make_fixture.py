@@ -34,12 +34,21 @@ from tests.hooktools import FIXTURES, SHIMS, hook_command, hook_env  # noqa: E40
 STREAM = FIXTURES / "stream.print-mode.jsonl"
 PROJECT = "/home/dev/proj"
 # Tables whose rows are the user's data; FTS shadow tables are rebuilt from them.
-TABLES = ("session_events", "session_meta", "session_resume", "store_meta")
+# (compaction and import_progress came with version 3; a table a store lacks is left out.)
+TABLES = (
+    "session_events",
+    "session_meta",
+    "session_resume",
+    "store_meta",
+    "compaction",
+    "import_progress",
+)
+ORDER = {"store_meta": "key", "session_meta": "session_id", "import_progress": "path"}
 
 
 def table_digest(conn: sqlite3.Connection, table: str, columns: list[str]) -> dict[str, object]:
     """Row count and SHA-256 of the rows (``columns`` only, in primary-key order)."""
-    order = "key" if table == "store_meta" else ("session_id" if table == "session_meta" else "id")
+    order = ORDER.get(table, "id")
     rows = conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}").fetchall()
     digest = hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
     return {"columns": columns, "rows": len(rows), "sha256": digest}
@@ -49,7 +58,8 @@ def manifest(path: Path) -> dict[str, object]:
     conn = sqlite3.connect(path)
     try:
         tables = {}
-        for table in TABLES:
+        present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for table in (t for t in TABLES if t in present):
             columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
             tables[table] = table_digest(conn, table, columns)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
