@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.helpers import make_project
 from tests.hooktools import FIXTURES
 
 # Property tests: the same examples on every CI run (a failure there is reproducible and
@@ -54,3 +55,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project: ``tmp_path/proj`` with a ``.git`` folder (a repository's root)."""
+    return make_project(tmp_path)

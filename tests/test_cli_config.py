@@ -15,25 +15,15 @@ from click.testing import CliRunner
 
 from ctxmode import config
 from ctxmode.cli import main
+from tests.helpers import cli
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def run(*args: str) -> Any:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 @pytest.fixture
 def global_file(data_root: Path) -> Path:
     # conftest sets CTXMODE_HOME, which is also the config dir.
     return data_root / "config.json"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "proj"
-    (path / ".git").mkdir(parents=True)
-    return path
 
 
 # --------------------------------------------------------------------------- parsing
@@ -116,32 +106,32 @@ def test_format_value_parses_back(value: Any, text: str) -> None:
 
 def test_set_get_unset_round_trip(global_file: Path) -> None:
     assert not global_file.exists()
-    result = run("config", "set", "snapshot_budget", "6000")
+    result = cli("config", "set", "snapshot_budget", "6000")
     assert result.exit_code == 0
     assert result.output == f"snapshot_budget = 6000  ({global_file})\n"
     assert json.loads(global_file.read_text()) == {"snapshot_budget": 6000}
-    assert run("config", "get", "snapshot_budget").output == "6000\n"
+    assert cli("config", "get", "snapshot_budget").output == "6000\n"
     # The hooks' loader sees the same value.
     assert config.load(os.environ)["snapshot_budget"] == 6000
 
-    run("config", "set", "exclude_paths", "secrets/**,*.pem")
-    assert run("config", "get", "exclude_paths").output == '["secrets/**","*.pem"]\n'
+    cli("config", "set", "exclude_paths", "secrets/**,*.pem")
+    assert cli("config", "get", "exclude_paths").output == '["secrets/**","*.pem"]\n'
     assert json.loads(global_file.read_text()) == {
         "snapshot_budget": 6000,
         "exclude_paths": ["secrets/**", "*.pem"],
     }
 
-    result = run("config", "unset", "snapshot_budget")
+    result = cli("config", "unset", "snapshot_budget")
     assert result.output == f"snapshot_budget removed from {global_file} (now 4096 from default)\n"
     assert json.loads(global_file.read_text()) == {"exclude_paths": ["secrets/**", "*.pem"]}
-    result = run("config", "unset", "snapshot_budget")
+    result = cli("config", "unset", "snapshot_budget")
     assert result.output == f"snapshot_budget is not set in {global_file} (now 4096 from default)\n"
 
 
 def test_set_keeps_unknown_keys_and_makes_the_file_private(global_file: Path) -> None:
     global_file.write_text('{"future_option": {"x": 1}, "retention_days": 3}\n')
     global_file.chmod(0o640)
-    run("config", "set", "retention_days", "14")
+    cli("config", "set", "retention_days", "14")
     assert json.loads(global_file.read_text()) == {"future_option": {"x": 1}, "retention_days": 14}
     # The global file is the user's alone, whatever mode it had.
     assert stat.S_IMODE(global_file.stat().st_mode) == 0o600
@@ -150,24 +140,24 @@ def test_set_keeps_unknown_keys_and_makes_the_file_private(global_file: Path) ->
 
 
 def test_project_file_overrides_global(global_file: Path, project: Path) -> None:
-    run("config", "set", "snapshot_budget", "6000")
-    result = run("config", "set", "snapshot_budget", "2048", "--project", str(project))
+    cli("config", "set", "snapshot_budget", "6000")
+    result = cli("config", "set", "snapshot_budget", "2048", "--project", str(project))
     project_file = project / ".claude" / "ctxmode.json"
     assert result.output == f"snapshot_budget = 2048  ({project_file})\n"
     assert json.loads(project_file.read_text()) == {"snapshot_budget": 2048}
-    assert run("config", "get", "snapshot_budget").output == "6000\n"
-    assert run("config", "get", "snapshot_budget", "--project", str(project)).output == "2048\n"
+    assert cli("config", "get", "snapshot_budget").output == "6000\n"
+    assert cli("config", "get", "snapshot_budget", "--project", str(project)).output == "2048\n"
     assert config.load(os.environ, str(project))["snapshot_budget"] == 2048
     # A subdirectory of the project resolves to the project (its git root), as in the hooks.
     sub = project / "src"
     sub.mkdir()
-    assert run("config", "get", "snapshot_budget", "--project", str(sub)).output == "2048\n"
+    assert cli("config", "get", "snapshot_budget", "--project", str(sub)).output == "2048\n"
 
 
 def test_list_shows_value_default_and_source(global_file: Path, project: Path) -> None:
-    run("config", "set", "inject_on_startup", "yes")
-    run("config", "set", "exclude_paths", "secrets/**", "--project", str(project))
-    result = run("config", "list", "--project", str(project))
+    cli("config", "set", "inject_on_startup", "yes")
+    cli("config", "set", "exclude_paths", "secrets/**", "--project", str(project))
+    result = cli("config", "list", "--project", str(project))
     assert result.exit_code == 0
     assert result.output == (
         f"global file:  {global_file}\n"
@@ -201,7 +191,7 @@ def test_list_json_and_problems(global_file: Path) -> None:
     assert rows["retention_days"]["problems"] == [
         f"retention_days must be at least 1, not 0 ({global_file})"
     ]
-    text = run("config", "list")
+    text = cli("config", "list")
     assert "warning: retention_days: retention_days must be at least 1, not 0" in text.output
 
 
@@ -248,7 +238,7 @@ def test_malformed_file_is_reported_not_replaced(global_file: Path) -> None:
 
 
 def test_help_documents_every_option_with_its_default() -> None:
-    text = run("config", "--help").output
+    text = cli("config", "--help").output
     for name, (default, help_text) in config.OPTIONS.items():
         assert f"  {name} = {config.format_value(default)}\n" in text
         assert help_text.split()[0] in text

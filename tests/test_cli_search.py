@@ -28,6 +28,7 @@ from ctxmode.cli.search import (
 )
 from ctxmode.events import SessionEvent, make
 from ctxmode.store import SearchHit, Store, parse_iso
+from tests.helpers import cli
 from tests.hooktools import REPO, hook_env, run_hook, stream
 
 T0 = "2026-12-02T14:00:00.000Z"
@@ -46,10 +47,6 @@ def add(store: Store, session: str, minute: int, *events: SessionEvent) -> None:
     store.add_events(
         session, list(events), source_hook="PostToolUse", project_dir="/p", now=at(minute)
     )
-
-
-def cli(*args: str, env: dict[str, str] | None = None) -> Any:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False, env=env)
 
 
 def masked(text: str) -> str:

@@ -20,6 +20,7 @@ from ctxmode.cli import main
 from ctxmode.cli.sessions import pretty_xml, title
 from ctxmode.events import make
 from ctxmode.store import Store, iso_utc
+from tests.helpers import cli
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = time.time()
@@ -38,10 +39,6 @@ SNAPSHOT = (
 )
 
 
-def run(*args: str, input: str | None = None) -> Any:
-    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
-
-
 def mask(text: str, *, keep_width: bool = False) -> str:
     """Relative ages change with the clock: replace them (padded, to keep columns aligned)."""
     return re.sub(
@@ -56,13 +53,6 @@ def _utc(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     monkeypatch.setenv("COLUMNS", "120")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "proj"
-    (path / ".git").mkdir(parents=True)
-    return path
 
 
 def store_path(project: Path) -> str:
@@ -120,7 +110,7 @@ def populated(project: Path) -> str:
 
 
 def test_sessions_lists_one_line_per_session(populated: str, project: Path) -> None:
-    result = run("sessions", "--project", str(project))
+    result = cli("sessions", "--project", str(project))
     assert result.exit_code == 0
     started_new = time.strftime("%Y-%m-%d %H:%M", time.gmtime(NOW - 3600))
     started_twin = time.strftime("%Y-%m-%d %H:%M", time.gmtime(NOW - 7200))
@@ -137,7 +127,7 @@ def test_sessions_lists_one_line_per_session(populated: str, project: Path) -> N
 
 
 def test_sessions_json(populated: str, project: Path) -> None:
-    document = json.loads(run("sessions", "--project", str(project), "--json").output)
+    document = json.loads(cli("sessions", "--project", str(project), "--json").output)
     assert document["store"] == populated
     assert [
         (
@@ -165,7 +155,7 @@ def test_sessions_json(populated: str, project: Path) -> None:
 
 
 def test_sessions_without_a_store(project: Path) -> None:
-    result = run("sessions", "--project", str(project))
+    result = cli("sessions", "--project", str(project))
     assert result.output == f"No sessions recorded for {project} yet.\n"
     assert not os.path.exists(store_path(project))  # listing never creates a store
 
@@ -189,7 +179,7 @@ def test_title(text: str | None, width: int, expected: str) -> None:
 
 
 def test_show_snapshot_newest_of_newest_session(populated: str, project: Path) -> None:
-    result = run("show-snapshot", "--project", str(project))
+    result = cli("show-snapshot", "--project", str(project))
     assert result.exit_code == 0
     assert mask(result.output) == (
         f"snapshot #1 (compact) of session {NEW}: 268 bytes, 3 events, taken <age>; "
@@ -207,12 +197,12 @@ def test_show_snapshot_newest_of_newest_session(populated: str, project: Path) -
 
 
 def test_show_snapshot_raw_is_exact(populated: str, project: Path) -> None:
-    result = run("show-snapshot", "bbbb2", "--raw", "--project", str(project))
+    result = cli("show-snapshot", "bbbb2", "--raw", "--project", str(project))
     assert result.output.split("\n", 1)[1] == SNAPSHOT
 
 
 def test_show_snapshot_by_prefix_and_seq(populated: str, project: Path) -> None:
-    result = run("show-snapshot", "aaaa", "--seq", "1", "--project", str(project))
+    result = cli("show-snapshot", "aaaa", "--seq", "1", "--project", str(project))
     assert mask(result.output) == (
         f"snapshot #1 (compact) of session {OLD}: 17 bytes, 2 events, taken <age>; "
         f"claimed by session {OLD} <age>\n"
@@ -292,7 +282,7 @@ def test_purge_session_removes_rows_fts_and_space(populated: str, project: Path)
         == 400
     )
 
-    result = run("purge", "--session", "bbbb2", "--project", str(project))
+    result = cli("purge", "--session", "bbbb2", "--project", str(project))
     assert result.exit_code == 0
     assert re.fullmatch(
         rf"session {NEW}: 403 events and 1 snapshot removed; "
@@ -321,7 +311,7 @@ def test_purge_session_removes_rows_fts_and_space(populated: str, project: Path)
 
 
 def test_purge_older_than(populated: str, project: Path) -> None:
-    result = run("purge", "--older-than", "7", "--project", str(project))
+    result = cli("purge", "--older-than", "7", "--project", str(project))
     assert re.fullmatch(
         r"1 session idle for more than 7 days: 2 events and 1 snapshot removed; "
         r"store \S+ \S+ -> \S+ \S+; \S+ [KM]?B freed\n",
@@ -346,7 +336,7 @@ def test_purge_project_asks_then_deletes_the_store(
     assert refused.output.endswith("Aborted!\n")
     assert os.path.exists(populated)
 
-    result = run("purge", "--project", str(project), input="y\n")
+    result = cli("purge", "--project", str(project), input="y\n")
     assert result.exit_code == 0
     assert re.search(rf"Removed the store of {re.escape(str(project))}: 2 files, ", result.output)
     assert not os.path.exists(populated)
@@ -358,7 +348,7 @@ def test_purge_current_project_with_bare_flag(
     populated: str, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(project)
-    result = run("purge", "--project", "--yes")
+    result = cli("purge", "--project", "--yes")
     assert result.exit_code == 0
     assert not os.path.exists(populated)
 
@@ -370,14 +360,14 @@ def test_purge_all(populated: str, data_root: Path) -> None:
     refused = CliRunner().invoke(main, ["purge", "--all"], input="\n")
     assert refused.exit_code == 1
     assert os.path.exists(populated)
-    result = run("purge", "--all", "--yes")
+    result = cli("purge", "--all", "--yes")
     assert re.fullmatch(
         rf"Removed 3 files \(\S+ \S+\) under {re.escape(str(data_root))}\.\n", result.output
     ), result.output
     assert sorted(p.name for p in (data_root / "sessions").iterdir()) == []
     assert not (data_root / "logs" / "ctxmode.log").exists()
     assert (data_root / "config.json").exists()  # settings are not recorded data
-    assert run("purge", "--all", "--yes").output == f"Nothing recorded under {data_root}.\n"
+    assert cli("purge", "--all", "--yes").output == f"Nothing recorded under {data_root}.\n"
 
 
 @pytest.mark.parametrize(
@@ -406,7 +396,7 @@ def test_purge_usage_errors(args: list[str], message: str) -> None:
 
 
 def test_purge_nothing_recorded(project: Path) -> None:
-    assert run("purge", "--project", str(project), "--yes").output == (
+    assert cli("purge", "--project", str(project), "--yes").output == (
         f"Nothing recorded for {project}.\n"
     )
     # A session that cannot be there is a usage error, as anywhere else.

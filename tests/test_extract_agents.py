@@ -7,37 +7,8 @@ from typing import Any
 
 import pytest
 
-from ctxmode import payload
-from ctxmode.extract import extract
 from ctxmode.extract.agents import find_urls, split_mcp
-from tests.hooktools import FIXTURES
-
-PROJECT = "/home/dev/proj"
-
-
-def fixture(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name).read_text())
-
-
-def run_fixture(name: str) -> list[tuple[str, dict[str, Any]]]:
-    record = fixture(name)
-    inp = payload.from_dict(record["payload"], record["event"])
-    inp.project_dir = PROJECT
-    return [(e.type, json.loads(e.data)) for e in extract(inp)]
-
-
-def run(tool: str, tool_input: Any, tool_response: Any = None) -> list[tuple[str, dict[str, Any]]]:
-    raw = {
-        "session_id": "s",
-        "cwd": PROJECT,
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_response": tool_response,
-    }
-    inp = payload.from_dict(raw, "PostToolUse")
-    inp.project_dir = PROJECT
-    return [(e.type, json.loads(e.data)) for e in extract(inp)]
-
+from tests.helpers import extracted, extracted_fixture
 
 FIXTURE_CASES = [
     (
@@ -97,11 +68,11 @@ FIXTURE_CASES = [
 
 @pytest.mark.parametrize(("name", "expected"), FIXTURE_CASES, ids=[c[0] for c in FIXTURE_CASES])
 def test_real_payloads(name: str, expected: list[tuple[str, dict[str, Any]]]) -> None:
-    assert run_fixture(name) == expected
+    assert extracted_fixture(name) == expected
 
 
 def test_agent_summary_is_the_head_of_the_result() -> None:
-    [(kind, data)] = run_fixture("PostToolUse.Agent.json")
+    [(kind, data)] = extracted_fixture("PostToolUse.Agent.json")
     assert (kind, data["agent_type"], data["description"]) == (
         "subagent",
         "general-purpose",
@@ -113,7 +84,7 @@ def test_agent_summary_is_the_head_of_the_result() -> None:
 
 
 def test_mcp_argument_values_never_stored() -> None:
-    got = json.dumps(run_fixture("more/PostToolUse.mcp__mockdir__lookup.secret_arg.json"))
+    got = json.dumps(extracted_fixture("more/PostToolUse.mcp__mockdir__lookup.secret_arg.json"))
     assert "sk-live-FAKE0000mock0000secret0000value" not in got
     assert "billing-service" not in got  # not even harmless values
 
@@ -258,7 +229,7 @@ OLDER_CASES = [
 def test_older_and_partial_shapes(
     tool: str, tool_input: dict[str, Any], response: Any, expected: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    assert run(tool, tool_input, response) == expected
+    assert extracted(tool, tool_input, response) == expected
 
 
 @pytest.mark.parametrize(

@@ -10,28 +10,24 @@ import pytest
 from ctxmode import payload
 from ctxmode.extract import extract
 from ctxmode.extract.errors import failure_key
-from tests.hooktools import FIXTURES
+from tests.helpers import PROJECT, fixture, tool_payload
 
-PROJECT = "/home/dev/proj"
 GH_TOKEN = "ghp_" + "Z9y8X7w6V5" * 4
-
-
-def fixture(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name).read_text())
 
 
 def failure(
     tool: str, tool_input: Any, error: Any, *, interrupt: bool = False, project: str = PROJECT
 ) -> payload.HookInput:
-    raw = {
-        "session_id": "s",
-        "cwd": project,
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_use_id": "toolu_9",
-        "error": error,
-        "is_interrupt": interrupt,
-    }
+    raw = tool_payload(
+        tool,
+        tool_input,
+        event="PostToolUseFailure",
+        tool_use_id="toolu_9",
+        session_id="s",
+        cwd=project,
+        error=error,
+        is_interrupt=interrupt,
+    )
     inp = payload.from_dict(raw, "PostToolUseFailure")
     inp.project_dir = project
     return inp

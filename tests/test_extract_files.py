@@ -10,43 +10,7 @@ import pytest
 from ctxmode import payload
 from ctxmode.extract import extract
 from ctxmode.extract.common import is_rule_file, normalize, rel_path
-from tests.hooktools import FIXTURES
-
-PROJECT = "/home/dev/proj"
-
-
-def fixture(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name).read_text())
-
-
-def run_fixture(name: str) -> list[tuple[str, dict[str, Any]]]:
-    record = fixture(name)
-    inp = payload.from_dict(record["payload"], record["event"])
-    inp.project_dir = record["hook_env"].get("CLAUDE_PROJECT_DIR", PROJECT)
-    return [(e.type, json.loads(e.data)) for e in extract(inp)]
-
-
-def run(
-    tool: str,
-    tool_input: Any,
-    tool_response: Any = None,
-    *,
-    project: str = PROJECT,
-    cwd: str = PROJECT,
-    event: str = "PostToolUse",
-) -> list[tuple[str, dict[str, Any]]]:
-    raw = {
-        "session_id": "s",
-        "cwd": cwd,
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_response": tool_response,
-        "tool_use_id": "toolu_1",
-    }
-    inp = payload.from_dict(raw, event)
-    inp.project_dir = project
-    return [(e.type, json.loads(e.data)) for e in extract(inp)]
-
+from tests.helpers import PROJECT, extracted, extracted_fixture, fixture
 
 # -- real payloads ---------------------------------------------------------------------------
 
@@ -109,7 +73,7 @@ FIXTURE_CASES = [
 
 @pytest.mark.parametrize(("name", "expected"), FIXTURE_CASES, ids=[c[0] for c in FIXTURE_CASES])
 def test_real_payloads(name: str, expected: list[tuple[str, dict[str, Any]]]) -> None:
-    assert run_fixture(name) == expected
+    assert extracted_fixture(name) == expected
 
 
 def test_subagent_read_carries_agent_fields() -> None:
@@ -139,7 +103,7 @@ def test_no_file_contents_in_events(name: str) -> None:
         record["tool_input"].get(k) for k in ("content", "old_string", "new_string", "new_source")
     ]
     texts.append(record["tool_response"].get("file", {}).get("content"))
-    stored = json.dumps(run_fixture(name))
+    stored = json.dumps(extracted_fixture(name))
     for text in filter(None, texts):
         for line in text.splitlines():
             if len(line.strip()) > 8:
@@ -158,7 +122,7 @@ class Poison(str):
 
 def test_large_contents_are_never_inspected() -> None:
     body = Poison("x" * (5 * 1024 * 1024))
-    assert run(
+    assert extracted(
         "Write",
         {"file_path": f"{PROJECT}/big.bin", "content": body},
         {
@@ -169,7 +133,7 @@ def test_large_contents_are_never_inspected() -> None:
             "structuredPatch": [],
         },
     ) == [("file_write", {"path": "big.bin", "kind": "create"})]
-    assert run(
+    assert extracted(
         "Edit",
         {"file_path": f"{PROJECT}/big.py", "old_string": body, "new_string": body},
         {
@@ -265,15 +229,15 @@ OLDER_CASES = [
 def test_older_and_partial_shapes(
     tool: str, tool_input: dict[str, Any], response: Any, expected: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    assert run(tool, tool_input, response) == expected
+    assert extracted(tool, tool_input, response) == expected
 
 
 def test_relative_path_resolved_against_cwd() -> None:
     # After `cd src`, Claude Code reports cwd=/home/dev/proj/src; Glob's path is relative to it.
-    assert run("Glob", {"pattern": "*.py", "path": "util"}, None, cwd=f"{PROJECT}/src") == [
+    assert extracted("Glob", {"pattern": "*.py", "path": "util"}, None, cwd=f"{PROJECT}/src") == [
         ("file_search", {"tool": "Glob", "pattern": "*.py", "path": "src/util"})
     ]
-    assert run("Read", {"file_path": "../README.md"}, None, cwd=f"{PROJECT}/src") == [
+    assert extracted("Read", {"file_path": "../README.md"}, None, cwd=f"{PROJECT}/src") == [
         ("file_read", {"path": "README.md"})
     ]
 
@@ -329,7 +293,7 @@ def test_normalize(path: str, expected: str) -> None:
 
 
 def test_windows_project_read_gives_relative_path() -> None:
-    assert run(
+    assert extracted(
         "Read", {"file_path": "C:\\proj\\src\\a.py"}, None, project="C:\\proj", cwd="C:\\proj"
     ) == [("file_read", {"path": "src/a.py"})]
 
@@ -432,7 +396,7 @@ def test_not_rule_files(path: str) -> None:
 def test_rule_events_come_with_file_events(
     tool: str, tool_input: dict[str, Any], expected: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    assert run(tool, tool_input) == expected
+    assert extracted(tool, tool_input) == expected
 
 
 # -- apply_patch-style tools -------------------------------------------------------------------
@@ -478,12 +442,12 @@ PATCH_EVENTS = [
     ],
 )
 def test_apply_patch_records_every_file(tool: str, tool_input: dict[str, Any]) -> None:
-    assert run(tool, tool_input) == PATCH_EVENTS
+    assert extracted(tool, tool_input) == PATCH_EVENTS
 
 
 def test_apply_patch_absolute_and_windows_paths() -> None:
     patch = "*** Begin Patch\n*** Add File: C:\\proj\\a.py\n+x\n*** Delete File: C:\\proj\\b.py\n"
-    assert run("apply_patch", {"input": patch}, project="C:\\proj", cwd="C:\\proj") == [
+    assert extracted("apply_patch", {"input": patch}, project="C:\\proj", cwd="C:\\proj") == [
         ("file_write", {"path": "a.py", "kind": "create"}),
         ("file_delete", {"path": "b.py"}),
     ]
@@ -491,10 +455,12 @@ def test_apply_patch_absolute_and_windows_paths() -> None:
 
 def test_apply_patch_through_bash_adds_file_events() -> None:
     command = f"apply_patch <<'EOF'\n{PATCH}EOF"
-    got = run("Bash", {"command": command}, {"stdout": "Done!", "stderr": ""})
+    got = extracted("Bash", {"command": command}, {"stdout": "Done!", "stderr": ""})
     for expected in PATCH_EVENTS:
         assert expected in got
 
 
 def test_unknown_tool_without_patch_gives_nothing() -> None:
-    assert run("Skill", {"skill": "greet", "args": "*** not a patch"}, {"success": True}) == []
+    assert (
+        extracted("Skill", {"skill": "greet", "args": "*** not a patch"}, {"success": True}) == []
+    )

@@ -10,34 +10,7 @@ import pytest
 from ctxmode import payload
 from ctxmode.extract import extract
 from ctxmode.extract.common import DATA_BUDGET
-from tests.hooktools import FIXTURES
-
-PROJECT = "/home/dev/proj"
-
-
-def fixture(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name).read_text())
-
-
-def run_fixture(name: str) -> list[tuple[str, dict[str, Any]]]:
-    record = fixture(name)
-    inp = payload.from_dict(record["payload"], record["event"])
-    inp.project_dir = PROJECT
-    return [(e.type, json.loads(e.data)) for e in extract(inp)]
-
-
-def run(tool: str, tool_input: Any, tool_response: Any = None) -> list[tuple[str, dict[str, Any]]]:
-    raw = {
-        "session_id": "s",
-        "cwd": PROJECT,
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_response": tool_response,
-    }
-    inp = payload.from_dict(raw, "PostToolUse")
-    inp.project_dir = PROJECT
-    return [(e.type, json.loads(e.data)) for e in extract(inp)]
-
+from tests.helpers import PROJECT, extracted, extracted_fixture, fixture
 
 PLAN = (
     "# Plan: invoice rounding\n\n1. Round totals half-up in src/app.py\n2. Add tests for .005 cases"
@@ -124,7 +97,7 @@ FIXTURE_CASES = [
 
 @pytest.mark.parametrize(("name", "expected"), FIXTURE_CASES, ids=[c[0] for c in FIXTURE_CASES])
 def test_real_payloads(name: str, expected: list[tuple[str, dict[str, Any]]]) -> None:
-    assert run_fixture(name) == expected
+    assert extracted_fixture(name) == expected
 
 
 def test_task_events_replay_to_the_clients_own_list() -> None:
@@ -137,7 +110,7 @@ def test_task_events_replay_to_the_clients_own_list() -> None:
         "more/PostToolUse.TaskUpdate.completed.json",
         "more/PostToolUse.TaskUpdate.rename.json",
     ):
-        for kind, data in run_fixture(name):
+        for kind, data in extracted_fixture(name):
             if kind == "task_create":
                 tasks[data["id"]] = {
                     "id": data["id"],
@@ -256,12 +229,12 @@ OLDER_CASES = [
 def test_older_and_partial_shapes(
     tool: str, tool_input: dict[str, Any], response: Any, expected: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    assert run(tool, tool_input, response) == expected
+    assert extracted(tool, tool_input, response) == expected
 
 
 def test_long_plan_is_trimmed_from_the_end() -> None:
     plan = "# Plan\n" + "".join(f"{i}. step number {i} of the plan\n" for i in range(200))
-    [(kind, data)] = run("ExitPlanMode", {"plan": plan})
+    [(kind, data)] = extracted("ExitPlanMode", {"plan": plan})
     assert kind == "plan_exit"
     assert data["plan"].startswith("# Plan\n0. step number 0 of the plan\n1. step")
     assert data["plan"].endswith("…")
@@ -291,7 +264,7 @@ def test_a_long_todo_list_fits_and_keeps_open_items_first() -> None:
 
 def test_a_short_todo_list_is_untouched() -> None:
     todos = [{"content": "x" * 150, "status": "pending"} for _ in range(3)]
-    [(_kind, data)] = run("TodoWrite", {"todos": todos})
+    [(_kind, data)] = extracted("TodoWrite", {"todos": todos})
     assert data == {"todos": [{"content": "x" * 150, "status": "pending"}] * 3}
 
 

@@ -91,7 +91,11 @@ FTS_OBJECTS_V1 = {
     ("trigger", "session_events_au"),
 }
 # m002: the searchable text of each event (its values), and the index over it.
-SCHEMA = SCHEMA_V1 | {("view", "events_text"), ("table", "compaction"), ("table", "import_progress")}
+SCHEMA = SCHEMA_V1 | {
+    ("view", "events_text"),
+    ("table", "compaction"),
+    ("table", "import_progress"),
+}
 FTS_OBJECTS = {
     ("table", "events_fts"),
     ("trigger", "session_events_ai"),

@@ -151,7 +151,6 @@ def fill_v1(conn: sqlite3.Connection) -> None:
 fill_v2 = fill_v1
 
 
-
 def fill_v3(conn: sqlite3.Connection) -> None:
     """Version 2's rows, plus what m003_identity_history added: where each session ran,
     its compactions with their summaries, and how far an import read each transcript."""

@@ -61,13 +61,6 @@ def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() or p.is_symlink())
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    (folder / ".git").mkdir(parents=True)
-    return folder
-
-
 # ------------------------------------------------------------------ modes on creation
 
 

@@ -12,7 +12,6 @@ import shutil
 import uuid
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from hooktools import hook_env, run_hook
 
@@ -27,13 +26,6 @@ KEPT = "bbbb2222-0000-4000-8000-00000000000b"
 
 def _event(text: str) -> SessionEvent:
     return SessionEvent("file_edit", "file", 1, json.dumps({"path": text}))
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    (folder / ".git").mkdir(parents=True)
-    return folder
 
 
 def _store_path(project: Path) -> str:
