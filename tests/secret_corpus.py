@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.helpers import hook_payload
+
 PROJECT = "/home/dev/proj"
 ALNUM = string.ascii_letters + string.digits
 UPPER_DIGITS = string.ascii_uppercase + string.digits
@@ -450,13 +452,7 @@ def _new(g: Gen) -> dict[str, Maker]:
 
 
 def _base(session: str, event: str) -> dict[str, Any]:
-    return {
-        "session_id": session,
-        "transcript_path": f"/home/dev/.claude/projects/-home-dev-proj/{session}.jsonl",
-        "cwd": PROJECT,
-        "permission_mode": "default",
-        "hook_event_name": event,
-    }
+    return hook_payload(event, session_id=session, cwd=PROJECT)
 
 
 class Builder:

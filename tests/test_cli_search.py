@@ -28,7 +28,7 @@ from ctxmode.cli.search import (
 )
 from ctxmode.events import SessionEvent, make
 from ctxmode.store import SearchHit, Store, parse_iso
-from tests.helpers import cli
+from tests.helpers import cli, hook_payload
 from tests.hooktools import REPO, hook_env, run_hook, stream
 
 T0 = "2026-12-02T14:00:00.000Z"
@@ -588,12 +588,7 @@ LAST_PROMPT = (
 
 
 def _call(event: str, **fields: Any) -> tuple[str, dict[str, Any]]:
-    base = {
-        "session_id": HINT_SESSION,
-        "cwd": HINT_PROJECT,
-        "transcript_path": f"/home/dev/.claude/projects/-home-dev-proj/{HINT_SESSION}.jsonl",
-    }
-    return event, {**base, "hook_event_name": event, **fields}
+    return event, hook_payload(event, session_id=HINT_SESSION, cwd=HINT_PROJECT, **fields)
 
 
 def _tool(
