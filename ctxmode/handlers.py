@@ -26,7 +26,6 @@ import sys
 
 from ctxmode import config as config_mod
 from ctxmode.store import Store, StoreLocked
-from ctxmode.wording import plural
 
 # hooklog and spool are imported where they are needed: a hook that stores its events
 # normally writes no log line and finds no spool (each import ~0.3 ms per process).
@@ -256,6 +255,7 @@ def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
 def _spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> None:
     """The store stayed locked past our deadline: keep the events for the next hook."""
     from ctxmode import hooklog, spool
+    from ctxmode.wording import plural
 
     if events:
         spool.put(ctx.root, ctx.store_path, inp.session_id, events)
@@ -301,19 +301,20 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     inp = _masked(inp, cfg)
     events = _extract(inp, cfg)
-    success = inp.event == "PostToolUse"
-    keys = _success_keys(inp, events) if success else ()
-    if not events and not keys:
-        return None
+    # A success may resolve an earlier failure of the same call; one that shows it failed
+    # again (an output_error) resolves nothing.
+    resolves = inp.event == "PostToolUse" and not any(e.type == "output_error" for e in events)
     if events:
         # The raw traffic this call stands for, counted once: on its first event.
         events[0].bytes_avoided = inp.size
+    elif not resolves:
+        return None
     store = _open_or_spool(inp, ctx, events)
     if store is None:
         return None
     try:
-        if keys:
-            events.extend(_resolutions(store, inp, keys))
+        if resolves:
+            events.extend(_resolutions(store, inp))
         if events:
             _record(inp, ctx, events, cfg, store)
     finally:
@@ -321,19 +322,20 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
     return None
 
 
-def _success_keys(inp: HookInput, events: list[SessionEvent]) -> tuple[str, ...]:
-    """The error key a successful call resolves: the same key its failure would have had."""
-    if any(event.type == "output_error" for event in events):
-        return ()  # it ran, but its output shows it failed again
+def _resolutions(store: Store, inp: HookInput) -> list[SessionEvent]:
+    """``error_resolved`` for the session's open error this successful call reruns, if any.
+
+    The key is the one its failure would have had (``extract.errors.failure_key``). Most
+    sessions have no open error: the store is asked first, so the error extractors are
+    loaded only when there is one (two modules fewer on a hook's usual path).
+    """
+    open_keys = store.open_error_keys(inp.session_id)
+    if not open_keys:
+        return []
     from ctxmode.extract.errors import failure_key
 
     key = failure_key(inp)
-    return (key,) if key else ()
-
-
-def _resolutions(store: Store, inp: HookInput, keys: tuple[str, ...]) -> list[SessionEvent]:
-    open_keys = store.open_error_keys(inp.session_id)
-    if not open_keys:
+    if not key or key not in open_keys:
         return []
     from ctxmode.events import make
 
@@ -346,8 +348,6 @@ def _resolutions(store: Store, inp: HookInput, keys: tuple[str, ...]) -> list[Se
             agent_type=inp.agent_type,
             source_hook=inp.event,
         )
-        for key in keys
-        if key in open_keys
     ]
 
 

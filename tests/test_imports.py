@@ -172,3 +172,71 @@ def test_hook_processes_never_load_heavy_modules(event: str, tmp_path: Path) -> 
     assert not loaded & NEVER, sorted(loaded & NEVER)
     assert not loaded & STORE_COLD, sorted(loaded & STORE_COLD)
     assert "json" not in loaded and "sqlite3" not in loaded and "typing" not in loaded
+
+
+# Every ctxmode module a capture hook loads (PostToolUse of an Edit, on an existing store, in
+# a session with no open error): the hook's most frequent run. Each module costs a hook
+# ~0.1 ms (~0.4 M instructions) to find and load, so the list is exact: a new module on
+# this path is a decision (load it on first use instead, or add it here saying why).
+CAPTURE_PATH = {
+    "ctxmode",
+    "ctxmode.config",  # the user's exclude_paths, redact_patterns, caps
+    "ctxmode.context",  # what the runner hands the handlers
+    "ctxmode.events",
+    "ctxmode.extract",
+    "ctxmode.extract.common",
+    "ctxmode.extract.files",  # the Edit's extractor
+    "ctxmode.fastjson",
+    "ctxmode.handlers",
+    "ctxmode.hashing",
+    "ctxmode.hookrun",
+    "ctxmode.hosts",  # the host seam: the client's payload and output
+    "ctxmode.hosts.claude_code",
+    "ctxmode.migrations",  # the schema version check on open
+    "ctxmode.paths",
+    "ctxmode.payload",
+    "ctxmode.redact",  # mask before anything is stored
+    "ctxmode.store",
+    "ctxmode.store.connection",
+    "ctxmode.store.events",
+    "ctxmode.store.resumes",
+    "ctxmode.store.sessions",
+    "ctxmode.store.values",
+}
+
+
+def test_a_capture_hook_loads_exactly_its_modules(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    edit = {
+        "session_id": "cap",
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": f"{project}/a.py", "old_string": "a", "new_string": "b"},
+        "tool_response": {"filePath": f"{project}/a.py", "structuredPatch": []},
+        "tool_use_id": "toolu_1",
+    }
+    env = hook_env(CTXMODE_HOME=str(tmp_path / "home"), CLAUDE_PROJECT_DIR=str(project))
+    first = subprocess.run(
+        hook_command("PostToolUse"), input=json.dumps(edit).encode(), env=env, timeout=30
+    )
+    assert first.returncode == 0  # the store exists now: the next run is the usual one
+    command = hook_command("PostToolUse")
+    command[1:1] = ["-X", "importtime"]
+    edit["tool_use_id"] = "toolu_2"
+    edit["tool_input"]["new_string"] = "c"
+    result = subprocess.run(
+        command, input=json.dumps(edit).encode(), capture_output=True, env=env, timeout=30
+    )
+    assert (result.returncode, result.stdout) == (0, b"")
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in result.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    ours = {name for name in loaded if name == "ctxmode" or name.startswith("ctxmode.")}
+    assert ours == CAPTURE_PATH, (
+        f"loaded, not listed: {sorted(ours - CAPTURE_PATH)}; "
+        f"listed, not loaded: {sorted(CAPTURE_PATH - ours)}"
+    )

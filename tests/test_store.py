@@ -359,6 +359,11 @@ def test_meta_counters(store):
             "evicted_count": 0,
             "last_hook": "SessionStart",
             "flags": "",
+            # Where it ran (schema 3): not given here, so unknown.
+            "worktree": None,
+            "branch": None,
+            "cwd": None,
+            "client": None,
         }
     ]
     add(store, "s", [read("a"), read("b")], seconds=10, project_dir="")

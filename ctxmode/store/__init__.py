@@ -12,7 +12,7 @@ One class, :class:`Store`, composed of one part per subject, each in its module:
 - ``resumes`` — snapshots: save, number, claim (exactly one racing claimer wins), retire.
 - ``search`` — the query language, FTS5/LIKE matching, ranking, snippets.
 - ``maintenance`` — the integrity check, vacuum, and the figures ``ctxmode stats`` reads.
-- ``errors`` and ``values`` — what the store raises; stamps, bindable text, rows.
+- ``values`` — stamps, bindable text, rows (what the store raises is in ``connection``).
 
 Why mixins: each method is written once, in its subject's module, on the shared
 connection (a facade over per-subject objects would repeat every signature). But every
@@ -31,13 +31,14 @@ lock stayed taken past the busy timeout, :class:`StoreCorrupt` for a file that i
 
 from __future__ import annotations
 
-from ctxmode.store.connection import SYNCHRONOUS_MODES, guarded, quarantine
-from ctxmode.store.errors import (
+from ctxmode.migrations import StoreError, StoreTooNew
+from ctxmode.store.connection import (
+    SYNCHRONOUS_MODES,
     StoreCorrupt,
-    StoreError,
     StoreLocked,
     StoreMissing,
-    StoreTooNew,
+    guarded,
+    quarantine,
 )
 from ctxmode.store.events import DEDUP_WINDOW, MAX_EVENTS, Events
 from ctxmode.store.resumes import RESUME_KINDS, RETIRE_REASONS, Resume, Resumes
