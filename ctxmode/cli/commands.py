@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("ctxmode.cli.demo", "demo_cmd"),
     "doctor": ("ctxmode.cli.doctor", "doctor_cmd"),
     "dump": ("ctxmode.cli.dump", "dump"),
+    "import": ("ctxmode.cli.import_cmd", "import_cmd"),
     "install": ("ctxmode.cli.install_cmd", "install"),
     "purge": ("ctxmode.cli.sessions", "purge_cmd"),
     "search": ("ctxmode.cli.search", "search"),

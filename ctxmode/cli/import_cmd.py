@@ -1,0 +1,130 @@
+"""``ctxmode import``: the client's transcripts of sessions the hooks never saw (see
+:mod:`ctxmode.importer`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+
+from ctxmode import importer
+from ctxmode.cli.common import echo_json, parse_since, project_option, store_path_for
+from ctxmode.sizes import human_size
+from ctxmode.store import StoreError, parse_iso
+from ctxmode.wording import plural
+
+
+def since_epoch(text: str) -> float:
+    """``--since``: a number of days (as ``purge --older-than`` takes), a duration (30m,
+    24h, 7d, 2w) or an ISO date/time, as an epoch time. ValueError otherwise."""
+    import time
+
+    raw = text.strip()
+    try:
+        days = float(raw)
+    except ValueError:
+        return parse_iso(parse_since(raw))
+    if not (days >= 0 and days != float("inf")):
+        raise ValueError(f"{text!r} is not a number of days >= 0")
+    return max(time.time() - days * 86400.0, 0.0)
+
+
+def _since_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return since_epoch(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def summary_line(totals: importer.Totals) -> str:
+    """One line: files, records, events added, skipped, time (and throughput)."""
+    t = totals
+    parts = [
+        plural(t.files + t.unchanged, "file"),
+        f"{plural(t.records, 'record')} read ({human_size(t.bytes)})",
+        f"{plural(t.events, 'event')} {'to add' if t.dry_run else 'added'}",
+        f"{t.skipped} skipped",
+    ]
+    if t.unknown:
+        parts.append(f"{t.unknown} of unknown types")
+    if t.truncated:
+        parts.append(f"{plural(t.truncated, 'unfinished last line')} left for later")
+    if t.compactions:
+        parts.append(plural(t.compactions, "compaction"))
+    if t.unchanged:
+        parts.append(f"{t.unchanged} unchanged")
+    rate = f", {t.bytes / 1e6 / t.seconds:.0f} MB/s" if t.seconds and t.bytes > 1e6 else ""
+    prefix = "dry run: " if t.dry_run else ""
+    return f"{prefix}{', '.join(parts)} in {t.seconds:.2f} s{rate}"
+
+
+@click.command("import")
+@project_option
+@click.option("--all", "all_projects", is_flag=True, help="Every project's transcripts.")
+@click.option(
+    "--since",
+    callback=_since_callback,
+    metavar="WHEN",
+    help="Only transcripts written since WHEN: days (as purge --older-than), 30m, 24h, 7d, "
+    "2w, or an ISO date/time (UTC).",
+)
+@click.option("--dry-run", is_flag=True, help="Count what would be added; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as a JSON object.")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+def import_cmd(
+    project: str | None,
+    all_projects: bool,
+    since: float | None,
+    dry_run: bool,
+    as_json: bool,
+    files: Sequence[str],
+) -> None:
+    """Import Claude Code's transcripts of sessions the hooks never saw.
+
+    Reads the JSONL transcripts under ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects)
+    of this project (--project DIR, --all: every project), or the FILEs given, and
+    records their tool calls, prompts, compactions and subagents as the hooks would have:
+    the same extractors, the same masking, the transcript's session ids and times. Run it
+    again at will: what was imported or captured by the hooks is not stored twice, and a
+    transcript that grew is read on from where the last import stopped.
+    """
+    if files and (project or all_projects):
+        raise click.UsageError("give FILEs, or --project/--all, not both")
+    if project and all_projects:
+        raise click.UsageError("give --project DIR or --all, not both")
+    env = os.environ
+    target = None
+    if not files and not all_projects:
+        target = store_path_for(project)[1]
+    try:
+        found = importer.find(env, store=target, files=files, since=since)
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {exc.filename}: {exc.strerror}") from exc
+    try:
+        if sys.stderr.isatty() and not as_json and found:
+            with click.progressbar(
+                length=sum(t.size for t in found),
+                label="importing",
+                file=sys.stderr,
+                show_pos=False,
+            ) as bar:
+                totals = importer.run(
+                    found, env, dry_run=dry_run, on_file=lambda t: bar.update(t.size)
+                )
+        else:
+            totals = importer.run(found, env, dry_run=dry_run)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        echo_json(totals.as_dict())
+        return
+    if not found:
+        where = "the given files" if files else "~/.claude/projects"
+        scope = "any project" if all_projects or files else "this project"
+        click.echo(f"no transcripts of {scope} in {where}")
+        return
+    click.echo(summary_line(totals))

@@ -1,0 +1,435 @@
+"""Claude Code's transcripts: where they are, and their records as the hooks would have seen them.
+
+Claude Code keeps each session as JSONL under ``$CLAUDE_CONFIG_DIR/projects/`` (default
+``~/.claude/projects/``): ``<slug>/<session-id>.jsonl``, and a subagent's records in
+``<slug>/<session-id>/subagents/agent-<id>.jsonl`` beside ``agent-<id>.meta.json`` (its
+type). Facts: /work/shared/claude-code-transcripts.md and the recorded transcripts of
+``tests/fixtures/claude-code-<version>/transcripts/``.
+
+:func:`read` turns a file's records, from a byte offset on, into what ``ctxmode import``
+needs, in file order: :class:`Call` items holding the neutral
+:class:`~ctxmode.payload.HookInput` of the hook that would have fired (a ``tool_use``
+paired with its ``tool_result`` → PostToolUse, or PostToolUseFailure when the result is an
+error; a typed prompt → UserPromptSubmit), and :class:`Boundary` items (a compaction and
+the summary the client wrote). The hooks' ``tool_response`` is the record's
+``toolUseResult``; a subagent's results carry none (2.1.197 to 2.1.332), and the result's
+text stands in.
+
+What is never imported: ``attachment`` records — among them ``hook_additional_context``,
+which echoes ctxmode's own ``<session_resume>`` back — the client's meta and
+compaction-summary turns, local command echoes, and a subagent's prompt (no hook sees it).
+
+Not on the hook path (only ``ctxmode import`` and ``doctor`` load it).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ctxmode import payload
+from ctxmode.hosts import claude_code
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from ctxmode.payload import HookInput
+
+CLIENT = claude_code.NAME  # the host these transcripts are of (session_meta.client)
+# Record types the client writes that carry nothing to import (counted, not "unknown").
+BOOKKEEPING = frozenset(
+    {"attachment", "summary", "queue-operation", "mode", "last-prompt", "file-history-snapshot",
+     "custom-title", "tag", "agent-name", "progress", "tools-used", "atis-latch", "cost-state",
+     "api-request", "api-request-shape", "api-request-blob", "pr-link", "worktree-state"}
+)  # fmt: skip
+# User turns the client writes itself, not the person (hooks never see them as prompts).
+CLIENT_TURNS = ("<command-", "<local-command", "<task-notification>", "<system-reminder>")
+# ctxmode's own output, should a client ever echo it inside a user turn.
+OWN_OUTPUT = "<session_resume"
+SUMMARY_HEAD = "Summary:\n"
+SUMMARY_TAIL = "\n\nIf you need specific details from before compaction"
+
+
+def projects_dir(env: Mapping[str, str]) -> str:
+    """``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects`` (HOME from ``env``)."""
+    base = env.get(claude_code.USER_DIR_ENV)
+    if not base:
+        home = env.get("HOME") or os.path.expanduser("~")
+        base = os.path.join(home, ".claude")
+    return os.path.join(base, "projects")
+
+
+def transcript_files(projects: str) -> list[str]:
+    """Every transcript under ``projects``: each session's file, then its subagents' files."""
+    found: list[str] = []
+    try:
+        slugs = sorted(os.scandir(projects), key=lambda e: e.name)
+    except OSError:
+        return found
+    for slug in slugs:
+        if not slug.is_dir(follow_symlinks=False):
+            continue
+        try:
+            entries = sorted(os.scandir(slug.path), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+                found.append(entry.path)
+                found.extend(subagent_files(entry.path))
+    return found
+
+
+def subagent_files(session_file: str) -> list[str]:
+    """The subagent transcripts of a session's file (``<session>/subagents/agent-*.jsonl``)."""
+    folder = os.path.join(session_file[: -len(".jsonl")], "subagents")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.endswith(".jsonl")]
+
+
+def subagent_of(path: str) -> tuple[str | None, str | None]:
+    """``(agent_id, agent_type)`` of a subagent transcript, ``(None, None)`` for a session's."""
+    name = os.path.basename(path)
+    if os.path.basename(os.path.dirname(path)) != "subagents" or not name.startswith("agent-"):
+        return None, None
+    agent_id = name[len("agent-") : -len(".jsonl")]
+    agent_type = None
+    meta = os.path.join(os.path.dirname(path), f"agent-{agent_id}.meta.json")
+    try:
+        import orjson
+
+        with open(meta, "rb") as fh:
+            doc = orjson.loads(fh.read(64 * 1024))
+        value = doc.get("agentType") if isinstance(doc, dict) else None
+        agent_type = value if isinstance(value, str) and value else None
+    except (OSError, ValueError):
+        pass
+    return agent_id, agent_type
+
+
+def head_cwd(path: str, limit: int = 256 * 1024) -> tuple[str, str]:
+    """``(cwd, session_id)`` of the first records of ``path`` that name them (the slug of
+    the folder is lossy: the records hold the real cwd)."""
+    import orjson
+
+    cwd = sid = ""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(limit)
+    except OSError:
+        return cwd, sid
+    for line in head.split(b"\n"):
+        if b'"cwd"' not in line and b'"sessionId"' not in line:
+            continue
+        try:
+            record = orjson.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        cwd = cwd or _s(record.get("cwd"))
+        sid = sid or _s(record.get("sessionId"))
+        if cwd and sid:
+            break
+    return cwd, sid
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+class Call:
+    """A hook that would have fired: its neutral input and when (the record's timestamp)."""
+
+    __slots__ = ("at", "inp")
+
+    def __init__(self, inp: HookInput, at: str) -> None:
+        self.inp = inp
+        self.at = at
+
+
+class Boundary:
+    """A compaction of ``session_id``: its trigger, when, and the client's summary (or None)."""
+
+    __slots__ = ("at", "session_id", "summary", "trigger")
+
+    def __init__(self, session_id: str, trigger: str, at: str) -> None:
+        self.session_id = session_id
+        self.trigger = trigger
+        self.at = at
+        self.summary: str | None = None
+
+
+class Chunk:
+    """What :func:`read` made of a file from ``start`` on.
+
+    ``offset``: where the next read starts — a line end, never past a ``tool_use`` whose
+    result was not read yet (so a pair split across two runs is still paired). ``records``,
+    ``skipped``, ``unknown`` count the lines before ``offset`` only; the lines after it
+    are read again next time (and what they yield is deduplicated by the store).
+    ``truncated``: an unfinished last line was left for later.
+    """
+
+    __slots__ = (
+        "boundaries_before",
+        "branch",
+        "cwd",
+        "first_at",
+        "items",
+        "last_at",
+        "offset",
+        "records",
+        "session_id",
+        "skipped",
+        "truncated",
+        "unknown",
+    )
+
+    def __init__(self, start: int) -> None:
+        self.items: list[Call | Boundary] = []
+        self.offset = start
+        self.records = 0
+        self.skipped = 0
+        self.unknown = 0
+        self.truncated = False
+        self.session_id = ""
+        self.cwd = ""
+        self.branch = ""
+        self.first_at = ""
+        self.last_at = ""
+        self.boundaries_before = 0
+
+
+BOUNDARY_MARK = b'"subtype":"compact_boundary"'
+
+
+def count_boundaries(data: bytes) -> int:
+    """Compactions in ``data`` (a file's bytes before an offset), to number those after it.
+
+    The bare quotes cannot occur inside a JSON string (they would be escaped there), so
+    this counts records, never a prompt that merely mentions the word.
+    """
+    return data.count(BOUNDARY_MARK)
+
+
+def read(
+    data: bytes,
+    start: int = 0,
+    *,
+    agent_id: str | None = None,
+    agent_type: str | None = None,
+    path: str = "",
+) -> Chunk:
+    """The records of ``data[start:]`` (a whole transcript's bytes) as :class:`Chunk`."""
+    import orjson
+
+    loads = orjson.loads
+    chunk = Chunk(start)
+    chunk.boundaries_before = count_boundaries(data[:start]) if start else 0
+    pending: dict[str, tuple[dict[str, Any], int, dict[str, Any]]] = {}
+    # Per line before the safe offset: (end offset, counted as skipped?, as unknown?)
+    marks: list[tuple[int, int, int]] = []
+    boundary: Boundary | None = None
+    sidechain_file = agent_id is not None
+    pos = start
+    size = len(data)
+    while pos < size:
+        end = data.find(b"\n", pos)
+        if end == -1:
+            chunk.truncated = bool(data[pos:].strip())
+            break
+        line = data[pos:end]
+        line_start, pos = pos, end + 1
+        if not line.strip():
+            marks.append((pos, 0, 0))
+            continue
+        try:
+            record = loads(line)
+        except ValueError:
+            marks.append((pos, 1, 0))
+            continue
+        if not isinstance(record, dict):
+            marks.append((pos, 1, 0))
+            continue
+        kind = record.get("type")
+        at = _s(record.get("timestamp"))
+        if kind not in ("user", "assistant", "system"):
+            marks.append((pos, 0, 0 if kind in BOOKKEEPING else 1))
+            continue
+        marks.append((pos, 0, 0))
+        _envelope(chunk, record, at)
+        if kind == "system":
+            if record.get("subtype") == "compact_boundary":
+                meta = record.get("compactMetadata")
+                trigger = _s(meta.get("trigger")) if isinstance(meta, dict) else ""
+                boundary = Boundary(_s(record.get("sessionId")), trigger, at)
+                chunk.items.append(boundary)
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if kind == "assistant":
+            if isinstance(content, list):
+                for block in content:
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        tool_id = _s(block.get("id"))
+                        if tool_id:
+                            pending[tool_id] = (block, line_start, record)
+            continue
+        # a user record: a summary, a prompt, or tool results
+        if record.get("isCompactSummary"):
+            if boundary is not None and boundary.summary is None and isinstance(content, str):
+                boundary.summary = compact_summary(content)
+            continue
+        if isinstance(content, str) or _only_text(content):
+            if sidechain_file or record.get("isSidechain") or _client_turn(record):
+                continue
+            text = content if isinstance(content, str) else _text_of(content)
+            if text.strip() and OWN_OUTPUT not in text:
+                chunk.items.append(
+                    Call(_input(record, "UserPromptSubmit", {"prompt": text}, path), at)
+                )
+                # A new prompt: a call still without a result was interrupted, and never
+                # gets one; it must not hold the offset back for good.
+                pending.clear()
+            continue
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            tool_id = _s(block.get("tool_use_id"))
+            found = pending.pop(tool_id, None)
+            if found is None:
+                continue  # its tool_use was before the offset of a finished pair, or lost
+            use = found[0]
+            call = _tool_call(record, use, block, len(line), path, agent_id, agent_type)
+            if call is not None:
+                chunk.items.append(Call(call, at))
+    # The safe offset: before the first tool_use still waiting for its result.
+    safe = pos
+    if pending:
+        safe = min(begin for _, begin, _ in pending.values())
+    chunk.offset = safe
+    for line_end, bad, unknown in marks:
+        if line_end > safe:
+            break
+        chunk.records += 1
+        chunk.skipped += bad
+        chunk.unknown += unknown
+    return chunk
+
+
+def compact_summary(content: str) -> str:
+    """The summary the model wrote, out of the client's framing of it."""
+    head = content.find(SUMMARY_HEAD)
+    text = content[head + len(SUMMARY_HEAD) :] if head != -1 else content
+    tail = text.find(SUMMARY_TAIL)
+    return (text[:tail] if tail != -1 else text).strip()
+
+
+def _envelope(chunk: Chunk, record: dict[str, Any], at: str) -> None:
+    if not chunk.session_id:
+        chunk.session_id = _s(record.get("sessionId"))
+    cwd = _s(record.get("cwd"))
+    if cwd:
+        chunk.cwd = cwd
+    branch = _s(record.get("gitBranch"))
+    if branch:
+        chunk.branch = branch
+    if at:
+        if not chunk.first_at or at < chunk.first_at:
+            chunk.first_at = at
+        if at > chunk.last_at:
+            chunk.last_at = at
+
+
+def _client_turn(record: dict[str, Any]) -> bool:
+    if record.get("isMeta") or record.get("isVisibleInTranscriptOnly"):
+        return True
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    text = content if isinstance(content, str) else _text_of(content)
+    return text.lstrip().startswith(CLIENT_TURNS)
+
+
+def _only_text(content: Any) -> bool:
+    """A prompt typed with an image or pasted blocks: text blocks, no tool result."""
+    if not isinstance(content, list) or not content:
+        return False
+    types = {b.get("type") for b in content if isinstance(b, dict)}
+    return "text" in types and "tool_result" not in types
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    return "\n".join(parts)
+
+
+def _input(record: dict[str, Any], event: str, fields: dict[str, Any], path: str) -> HookInput:
+    raw = {
+        "session_id": _s(record.get("sessionId")),
+        "cwd": _s(record.get("cwd")),
+        "transcript_path": path,
+        "hook_event_name": event,
+        **fields,
+    }
+    inp = payload.from_dict(raw, event)
+    inp.tool_kind = claude_code.tool_kind(inp.tool_name)
+    return inp
+
+
+def _tool_call(
+    record: dict[str, Any],
+    use: dict[str, Any],
+    result: dict[str, Any],
+    size: int,
+    path: str,
+    agent_id: str | None,
+    agent_type: str | None,
+) -> HookInput | None:
+    name = _s(use.get("name"))
+    if not name:
+        return None
+    tool_input = use.get("input")
+    fields: dict[str, Any] = {
+        "tool_name": name,
+        "tool_input": tool_input if isinstance(tool_input, dict) else {},
+        "tool_use_id": _s(use.get("id")),
+    }
+    if agent_id is not None:
+        fields["agent_id"] = agent_id
+        if agent_type:
+            fields["agent_type"] = agent_type
+    text = _text_of(result.get("content"))
+    if result.get("is_error") is True:
+        fields["error"] = text
+        fields["is_interrupt"] = "[Request interrupted by user" in text
+        inp = _input(record, "PostToolUseFailure", fields, path)
+    else:
+        response = record.get("toolUseResult")
+        if response is None or isinstance(response, str):
+            # A subagent's results carry no toolUseResult: the text is what there is
+            # (the shape the hooks get for a shell command, a string for the others).
+            kind = claude_code.tool_kind(name)
+            response = (
+                {"stdout": text, "stderr": "", "interrupted": False} if kind == "shell" else text
+            )
+        fields["tool_response"] = response
+        inp = _input(record, "PostToolUse", fields, path)
+    inp.size = size
+    return inp
+
+
+def _s(value: Any) -> str:
+    return value if isinstance(value, str) else ""

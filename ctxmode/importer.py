@@ -1,0 +1,384 @@
+"""``ctxmode import``: a client's transcripts → the store, as the hooks would have recorded them.
+
+The neutral orchestration (no click; the CLI edge is ``cli/import_cmd.py``). The client's
+side — where transcripts live, what a record means — is the host's
+(``hosts/claude_code_transcripts.py``); this module decides which store each file goes to
+(:func:`locate`, from the cwd its records name), runs the hooks' own masking and extractors
+(``handlers._masked`` / ``handlers._extract``, with the project's config), and writes
+each file's new records in one transaction with its progress (``store/imports.py``).
+
+Incremental and idempotent: ``import_progress`` keeps, per file, the offset read so far
+(a line end, never past a ``tool_use`` still waiting for its result), a hash of the file's
+head (a file replaced under the same name starts again) and its mtime; a file whose size
+and mtime did not change is not even opened. What the hooks captured already is not
+stored twice (the store skips known ``tool_use_id``s and known prompts).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ctxmode import config as config_mod
+from ctxmode import paths
+from ctxmode.hashing import sha256_hex
+from ctxmode.hosts import claude_code_transcripts as transcripts
+from ctxmode.store import Store
+from ctxmode.store import imports as store_imports
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from typing import Any
+
+    from ctxmode.events import SessionEvent
+    from ctxmode.payload import HookInput
+
+# The head whose hash tells a file replaced under the same name from one that grew.
+HEAD_BYTES = 4096
+IGNORE_FILE = ".ctxmode-ignore"
+
+
+def locate(cwd: str, env: Mapping[str, str]) -> tuple[str, str]:
+    """``(project dir, store path)`` of a transcript whose records ran in ``cwd``.
+
+    The one place the importer asks which project and store a cwd belongs to: the same
+    functions the CLI's ``--project`` and the hooks use (``CLAUDE_PROJECT_DIR`` is the
+    client's, set for hooks only, so it is not read here).
+    """
+    project = paths.project_dir(cwd, {})
+    return project, paths.store_path(project, env)
+
+
+class Transcript:
+    """A transcript file to import: where, how big, and which project and session."""
+
+    __slots__ = ("agent_id", "agent_type", "cwd", "mtime_ns", "path", "project", "size", "store")
+
+    def __init__(self, path: str, env: Mapping[str, str]) -> None:
+        self.path = os.path.abspath(path)
+        st = os.stat(self.path)
+        self.size = st.st_size
+        self.mtime_ns = st.st_mtime_ns
+        self.cwd, _ = transcripts.head_cwd(self.path)
+        self.project, self.store = locate(self.cwd, env) if self.cwd else ("", "")
+        self.agent_id, self.agent_type = transcripts.subagent_of(self.path)
+
+
+class Totals:
+    """What a run did, for the summary line and ``--json``."""
+
+    __slots__ = (
+        "bytes",
+        "compactions",
+        "dry_run",
+        "events",
+        "files",
+        "records",
+        "seconds",
+        "sessions",
+        "skipped",
+        "stores",
+        "truncated",
+        "unchanged",
+        "unknown",
+    )
+
+    def __init__(self, dry_run: bool = False) -> None:
+        self.dry_run = dry_run
+        self.files = 0  # files read (some of them may have held nothing new)
+        self.unchanged = 0  # files not opened: nothing was added since the last import
+        self.bytes = 0  # transcript bytes read
+        self.records = 0
+        self.events = 0  # events added
+        self.skipped = 0  # garbled lines
+        self.unknown = 0  # records of types this version does not know
+        self.truncated = 0  # files that ended in an unfinished line (left for later)
+        self.compactions = 0
+        self.sessions: set[str] = set()
+        self.stores: set[str] = set()
+        self.seconds = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "unchanged": self.unchanged,
+            "bytes": self.bytes,
+            "records": self.records,
+            "events_added": self.events,
+            "skipped": self.skipped,
+            "unknown": self.unknown,
+            "truncated": self.truncated,
+            "compactions": self.compactions,
+            "sessions": len(self.sessions),
+            "stores": len(self.stores),
+            "seconds": round(self.seconds, 3),
+            "mb_per_second": round(self.bytes / 1e6 / self.seconds, 1) if self.seconds else None,
+            "dry_run": self.dry_run,
+        }
+
+
+# -- which files ---------------------------------------------------------------------------
+
+
+def find(
+    env: Mapping[str, str],
+    *,
+    store: str | None = None,
+    files: Sequence[str] = (),
+    since: float | None = None,
+) -> list[Transcript]:
+    """The transcripts to import: ``files`` as given, else every transcript of the client's
+    folder whose records ran in a project with the store ``store`` (None: every project).
+    ``since``: only files written to at or after this epoch time."""
+    if files:
+        found = [Transcript(path, env) for path in files]
+    else:
+        found = []
+        for path in transcripts.transcript_files(transcripts.projects_dir(env)):
+            if since is not None and _mtime(path) < since:
+                continue
+            try:
+                item = Transcript(path, env)
+            except OSError:
+                continue  # deleted by the client's clean-up since the listing
+            if item.cwd and (store is None or item.store == store):
+                found.append(item)
+    if since is not None:
+        found = [t for t in found if t.mtime_ns / 1e9 >= since]
+    return found
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def pending(store: Store, files: Iterable[Transcript]) -> list[Transcript]:
+    """The files whose bytes are not all imported into ``store`` (cheap: sizes only)."""
+    done = store_imports.offsets(store)
+    return [t for t in files if done.get(t.path, -1) < t.size]
+
+
+# -- importing -------------------------------------------------------------------------------
+
+
+def run(
+    files: Sequence[Transcript],
+    env: Mapping[str, str],
+    *,
+    dry_run: bool = False,
+    on_file: Callable[[Transcript], None] | None = None,
+) -> Totals:
+    """Import ``files`` into their projects' stores; ``on_file`` is called after each one."""
+    totals = Totals(dry_run)
+    started = time.perf_counter()
+    by_store: dict[str, list[Transcript]] = {}
+    for item in files:
+        if not item.store or os.path.exists(os.path.join(item.project, IGNORE_FILE)):
+            if on_file is not None:
+                on_file(item)
+            continue
+        by_store.setdefault(item.store, []).append(item)
+    for store_path, items in by_store.items():
+        _run_store(store_path, items, env, totals, on_file)
+    totals.seconds = time.perf_counter() - started
+    return totals
+
+
+def _run_store(
+    store_path: str,
+    items: list[Transcript],
+    env: Mapping[str, str],
+    totals: Totals,
+    on_file: Callable[[Transcript], None] | None,
+) -> None:
+    if totals.dry_run and not os.path.exists(store_path):
+        # A dry run creates nothing: a throwaway store counts what a real run would add.
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="ctxmode-import-") as tmp:
+            _run_open(os.path.join(tmp, "dry.db"), items, env, totals, on_file)
+        return
+    paths.ensure_dir(os.path.dirname(store_path))
+    _run_open(store_path, items, env, totals, on_file)
+
+
+def _run_open(
+    store_path: str,
+    items: list[Transcript],
+    env: Mapping[str, str],
+    totals: Totals,
+    on_file: Callable[[Transcript], None] | None,
+) -> None:
+    store = Store.open(store_path, busy_timeout_ms=10_000)
+    try:
+        totals.stores.add(store_path)
+        configs: dict[str, dict[str, object]] = {}
+        for item in items:
+            cfg = configs.get(item.project)
+            if cfg is None:
+                cfg = configs[item.project] = config_mod.load(env, item.project)
+            import_file(store, item, cfg, totals)
+            if on_file is not None:
+                on_file(item)
+    finally:
+        store.close()
+
+
+def head_hash(data: bytes, offset: int) -> str:
+    return sha256_hex(data[: min(HEAD_BYTES, offset)].decode("latin-1"))
+
+
+def import_file(store: Store, item: Transcript, cfg: dict[str, object], totals: Totals) -> int:
+    """Import what ``item`` holds past its saved progress; return how many events were added."""
+    before = store_imports.progress(store, item.path)
+    if before is not None and before.offset == item.size and before.mtime_ns == item.mtime_ns:
+        totals.unchanged += 1
+        return 0
+    with open(item.path, "rb") as fh:
+        data = fh.read()
+    start = 0
+    if before is not None:
+        grown = len(data) >= before.offset
+        if grown and head_hash(data, before.offset) == before.head_hash:
+            start = before.offset
+        else:
+            before = None  # replaced under the same name: start again
+    totals.files += 1
+    totals.bytes += len(data) - start
+    chunk = transcripts.read(
+        data, start, agent_id=item.agent_id, agent_type=item.agent_type, path=item.path
+    )
+    parts, compactions = _convert(store, chunk, item, cfg)
+    prior = before or store_imports.Progress(item.path)
+    done = store_imports.Progress(
+        item.path,
+        chunk.session_id or prior.session_id,
+        chunk.offset,
+        head_hash(data, chunk.offset),
+        item.mtime_ns,
+        prior.records + chunk.records,
+        prior.events,
+        prior.skipped + chunk.skipped + chunk.unknown,
+    )
+    cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
+    added = store_imports.import_chunk(
+        store, parts, compactions, done, max_events=cap, dry_run=totals.dry_run
+    )
+    totals.records += chunk.records
+    totals.skipped += chunk.skipped
+    totals.unknown += chunk.unknown
+    totals.truncated += int(chunk.truncated)
+    totals.events += added
+    totals.compactions += len(compactions)
+    totals.sessions.update(p.session_id for p in parts)
+    return added
+
+
+def _convert(
+    store: Store, chunk: transcripts.Chunk, item: Transcript, cfg: dict[str, object]
+) -> tuple[list[store_imports.SessionPart], list[tuple[str, int, str, str | None, str]]]:
+    """The chunk's items → per-session events (the hooks' extraction) and compaction rows."""
+    from ctxmode import handlers
+
+    parts: dict[str, store_imports.SessionPart] = {}
+    compactions: list[tuple[str, int, str, str | None, str]] = []
+    open_errors: dict[str, set[str]] = {}
+    seq = chunk.boundaries_before
+    patterns = cfg.get("redact_patterns")
+    extras: tuple[Any, ...] = tuple(patterns) if isinstance(patterns, list) else ()
+
+    def part_of(session_id: str) -> store_imports.SessionPart:
+        part = parts.get(session_id)
+        if part is None:
+            part = parts[session_id] = store_imports.SessionPart(
+                session_id, item.project, transcripts.CLIENT
+            )
+            part.cwd, part.branch = chunk.cwd, chunk.branch
+            part.first_at, part.last_at = chunk.first_at, chunk.last_at
+        return part
+
+    for entry in chunk.items:
+        if isinstance(entry, transcripts.Boundary):
+            seq += 1
+            sid = entry.session_id or chunk.session_id
+            if not sid:
+                continue
+            part_of(sid)
+            summary = None
+            if entry.summary is not None:
+                summary = transcripts.compact_summary(_mask_text(entry.summary, extras)) or None
+            compactions.append((sid, seq, entry.trigger, summary, entry.at))
+            continue
+        inp = entry.inp
+        if not inp.session_id:
+            continue
+        inp.project_dir = item.project
+        inp = handlers._masked(inp, cfg)
+        events = handlers._extract(inp, cfg)
+        errors = open_errors.get(inp.session_id)
+        if errors is None:
+            errors = open_errors[inp.session_id] = store.open_error_keys(inp.session_id)
+        events.extend(_resolution(inp, events, errors))
+        if not events:
+            continue
+        events[0].bytes_avoided = inp.size
+        part = part_of(inp.session_id)
+        for event in events:
+            event.created_at = entry.at or None
+            event.source_hook = store_imports.SOURCE
+            _track_error(event, errors)
+        part.events.extend(events)
+    return list(parts.values()), compactions
+
+
+def _mask_text(text: str, extras: tuple[Any, ...]) -> str:
+    """A whole text masked as the hooks mask a payload string (before any cut)."""
+    from ctxmode import redact
+
+    text = redact.strip_private(text)
+    return redact.mask(text, extras) if extras else redact.mask(text)
+
+
+def _resolution(inp: HookInput, events: list[SessionEvent], errors: set[str]) -> list[SessionEvent]:
+    """``error_resolved`` when this success reruns an open failure (as the hook handler does)."""
+    if inp.event != "PostToolUse" or not errors:
+        return []
+    if any(e.type == "output_error" for e in events):
+        return []
+    from ctxmode.extract.errors import failure_key
+
+    key = failure_key(inp)
+    if not key or key not in errors:
+        return []
+    from ctxmode.events import make
+
+    return [
+        make(
+            "error_resolved",
+            {"tool": inp.tool_name, "key": key},
+            tool_use_id=inp.tool_use_id,
+            agent_id=inp.agent_id,
+            agent_type=inp.agent_type,
+        )
+    ]
+
+
+def _track_error(event: SessionEvent, errors: set[str]) -> None:
+    if event.type not in ("tool_error", "output_error", "error_resolved"):
+        return
+    from ctxmode import fastjson
+
+    try:
+        value = fastjson.loads(event.data)
+    except fastjson.JSONDecodeError:
+        return
+    key = value.get("key") if isinstance(value, dict) else None
+    if isinstance(key, str) and key:
+        if event.type == "error_resolved":
+            errors.discard(key)
+        else:
+            errors.add(key)

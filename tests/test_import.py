@@ -1,0 +1,473 @@
+"""``ctxmode import`` over transcripts recorded from the real Claude Code CLI.
+
+The transcripts (``tests/fixtures/claude-code-<version>/transcripts/``, made by
+``scripts/record_transcripts.py``) come with the hook payloads the same runs sent
+(``hooks.jsonl``): the import must make of a transcript exactly the events the hooks made
+of those payloads, and store none of them twice when the hooks ran first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmode import importer
+from ctxmode.hosts import claude_code_transcripts as transcripts
+from tests import secret_corpus
+from tests.helpers import cli
+from tests.hooktools import hook_env, run_hook
+from tests.test_privacy_corpus import leaks
+
+REPO = Path(__file__).resolve().parents[1]
+VERSIONS = ("2.1.197", "2.1.332")
+SLUG = "-home-dev-proj"
+COLUMNS = "session_id, type, data, agent_id, agent_type, tool_use_id"
+
+
+def source(version: str = "2.1.197") -> Path:
+    return REPO / "tests" / "fixtures" / f"claude-code-{version}" / "transcripts"
+
+
+def session_ids(version: str = "2.1.197") -> dict[str, str]:
+    doc = json.loads((source(version) / "sessions.json").read_text())
+    return dict(doc["sessions"])
+
+
+def copy_transcripts(tmp_path: Path, version: str = "2.1.197") -> Path:
+    """A client config folder holding the recorded transcripts (its ``projects/``)."""
+    target = tmp_path / f"claude-{version}"
+    shutil.copytree(source(version), target)
+    return target
+
+
+def session_file(claude: Path, scenario: str, version: str = "2.1.197") -> Path:
+    return claude / "projects" / SLUG / f"{session_ids(version)[scenario]}.jsonl"
+
+
+def run_import(claude: Path, *args: str) -> dict[str, Any]:
+    result = cli("import", "--json", *args, env={"CLAUDE_CONFIG_DIR": str(claude)})
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.output))
+
+
+def store_file(root: Path) -> Path:
+    stores = sorted((root / "sessions").glob("*.db"))
+    assert len(stores) == 1, stores
+    return stores[0]
+
+
+def rows(root: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(store_file(root)) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def events(root: Path, session_id: str | None = None) -> list[tuple[Any, ...]]:
+    where = "WHERE session_id = ?" if session_id else ""
+    params = (session_id,) if session_id else ()
+    return rows(root, f"SELECT {COLUMNS} FROM session_events {where} ORDER BY id", *params)
+
+
+def data_of(root: Path, session_id: str, type_: str) -> list[dict[str, Any]]:
+    return [json.loads(r[2]) for r in events(root, session_id) if r[1] == type_]
+
+
+def run_recorded_hooks(version: str, root: Path) -> None:
+    """The hook payloads of the recorded runs, through the real hook processes."""
+    env = hook_env(CTXMODE_HOME=str(root))
+    for line in (source(version) / "hooks.jsonl").read_text().splitlines():
+        payload = json.loads(line)
+        done = run_hook(payload["hook_event_name"], payload, env=env)
+        assert done.returncode == 0 and not done.stdout and not done.stderr, done
+
+
+# -- what a transcript becomes -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_import_makes_the_events_the_hooks_made(
+    version: str, tmp_path: Path, data_root: Path
+) -> None:
+    """Every tool call paired with its result, failures, prompts and subagent calls: the
+    same events, field for field, as the hooks recorded from the same runs."""
+    claude = copy_transcripts(tmp_path, version)
+    hooked_root = tmp_path / "hooked"
+    run_recorded_hooks(version, hooked_root)
+    hooked = events(hooked_root)
+    assert len(hooked) > 15, hooked
+
+    summary = run_import(claude, "--all")
+
+    imported = events(data_root)
+    assert sorted(imported) == sorted(hooked)
+    assert summary["events_added"] == len(hooked)
+    assert summary["skipped"] == 0 and summary["unknown"] == 0 and summary["truncated"] == 0
+    assert summary["files"] == 5  # four sessions and one subagent
+    origins = rows(data_root, "SELECT DISTINCT source_hook FROM session_events")
+    assert origins == [("import",)]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_events_the_hooks_captured_are_not_stored_twice(
+    version: str, tmp_path: Path, data_root: Path
+) -> None:
+    claude = copy_transcripts(tmp_path, version)
+    run_recorded_hooks(version, data_root)
+    hooked = events(data_root)
+
+    summary = run_import(claude, "--all")
+
+    assert summary["events_added"] == 0, events(data_root)[len(hooked) :]
+    assert events(data_root) == hooked
+    # What the hooks never see is still imported: the compactions' summaries.
+    assert summary["compactions"] == 2
+
+
+def test_keeps_session_ids_times_cwd_and_branch(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    run_import(claude, "--all")
+    sid = session_ids()["plain"]
+    records = [json.loads(line) for line in session_file(claude, "plain").read_text().splitlines()]
+    stamps = sorted(r["timestamp"] for r in records if r.get("type") in ("user", "assistant"))
+    meta = rows(
+        data_root,
+        "SELECT started_at, last_event_at, cwd, branch, client, project_dir FROM session_meta "
+        "WHERE session_id = ?",
+        sid,
+    )
+    assert meta == [
+        (stamps[0], stamps[-1], "/home/dev/proj", "main", "claude_code", "/home/dev/proj")
+    ]
+    times = [
+        r[0]
+        for r in rows(data_root, "SELECT created_at FROM session_events WHERE session_id = ?", sid)
+    ]
+    assert times and all(t in stamps for t in times), (times, stamps)
+
+
+def test_a_failing_call_is_a_tool_error(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    run_import(claude, "--all")
+    errors = data_of(data_root, session_ids()["failing"], "tool_error")
+    assert len(errors) == 1
+    assert errors[0]["tool"] == "Bash"
+    assert "KeyError: 'VAT_RATE_DE missing from rates.toml'" in errors[0]["error"]
+
+
+def test_files_commit_and_tasks_are_read_back(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    run_import(claude, "--all")
+    sid = session_ids()["plain"]
+    assert [d["path"] for d in data_of(data_root, sid, "file_write")] == ["hello.py"]
+    assert [d["path"] for d in data_of(data_root, sid, "file_edit")] == ["hello.py"]
+    assert [d["message"] for d in data_of(data_root, sid, "git_commit")] == ["Add hello.py"]
+    assert [d["subject"] for d in data_of(data_root, sid, "task_create")] == [
+        "Document hello.py in the README"
+    ]
+    prompts = data_of(data_root, sid, "user_prompt")
+    assert [p["text"] for p in prompts] == ["create hello.py and commit it"]
+
+
+def test_only_typed_prompts_are_prompts(tmp_path: Path, data_root: Path) -> None:
+    """The client's own turns (/compact's echo, "Continue from where you left off.", the
+    compaction summary) are not the person's prompts."""
+    claude = copy_transcripts(tmp_path)
+    run_import(claude, "--all")
+    prompts = [p["text"] for p in data_of(data_root, session_ids()["compacted"], "user_prompt")]
+    assert prompts == ["BIGCTX write the notes", "what is left?"]
+
+
+def test_compactions_and_their_summaries(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    run_import(claude, "--all")
+    sid = session_ids()["compacted"]
+    found = rows(
+        data_root,
+        "SELECT compact_seq, trigger, summary, origin FROM compaction WHERE session_id = ? "
+        "ORDER BY compact_seq",
+        sid,
+    )
+    summary = "MOCK_SUMMARY: the user asked for work in this project; details were compacted away."
+    assert found == [(1, "auto", summary, "import"), (2, "manual", summary, "import")]
+    assert rows(data_root, "SELECT compact_count FROM session_meta WHERE session_id = ?", sid) == [
+        (2,)
+    ]
+
+
+def test_a_summary_the_hooks_stored_is_kept(tmp_path: Path, data_root: Path) -> None:
+    """The conflict rule both sides write with: a summary once stored is never replaced."""
+    from ctxmode.store import Store
+
+    claude = copy_transcripts(tmp_path)
+    sid = session_ids()["compacted"]
+    run_import(claude, "--all", "--dry-run")  # nothing written, but a store path to use
+    path = importer.locate("/home/dev/proj", os.environ)[1]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    store = Store.open(path)
+    with store.conn:
+        store.conn.execute(
+            "INSERT INTO compaction (session_id, compact_seq, trigger, summary, origin, "
+            "created_at) VALUES (?, 1, 'auto', 'from PostCompact', 'hook', '2026-01-01')",
+            (sid,),
+        )
+    store.close()
+    run_import(claude, "--all")
+    found = rows(
+        data_root,
+        "SELECT compact_seq, summary, origin FROM compaction WHERE session_id = ? ORDER BY 1",
+        sid,
+    )
+    assert found[0] == (1, "from PostCompact", "hook")
+    assert found[1][0] == 2 and found[1][1].startswith("MOCK_SUMMARY") and found[1][2] == "import"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_subagent_events_carry_the_agent(version: str, tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path, version)
+    run_import(claude, "--all")
+    sid = session_ids(version)["agent"]
+    (sub,) = (claude / "projects" / SLUG / sid / "subagents").glob("agent-*.jsonl")
+    agent_id = sub.name[len("agent-") : -len(".jsonl")]
+    inner = [r for r in events(data_root, sid) if r[3] is not None]
+    assert {(r[1], r[3], r[4]) for r in inner} == {
+        ("file_read", agent_id, "general-purpose"),
+        ("git_query", agent_id, "general-purpose"),
+    }
+    # The subagent's own prompt is no prompt of the person's.
+    prompts = [p["text"] for p in data_of(data_root, sid, "user_prompt")]
+    assert prompts == ["use a subagent to inspect the README"]
+
+
+def test_ctxmodes_own_snapshot_echo_is_not_imported(tmp_path: Path, data_root: Path) -> None:
+    """The transcript holds ctxmode's <session_resume> (hook_additional_context and the
+    hook's stdout): nothing of it becomes an event, even pasted into a prompt."""
+    claude = copy_transcripts(tmp_path)
+    path = session_file(claude, "compacted")
+    text = path.read_text()
+    assert text.count("<session_resume") >= 4  # the fixture does hold the echo
+    records = [json.loads(line) for line in text.splitlines()]
+    prompt = next(
+        r for r in records if r.get("type") == "user" and r["message"]["content"] == "what is left?"
+    )
+    echo = dict(
+        prompt,
+        uuid="echo",
+        message={"role": "user", "content": "<session_resume>old</session_resume>"},
+    )
+    path.write_text(text + json.dumps(echo) + "\n")
+    run_import(claude, "--all")
+    stored = [r[2] for r in events(data_root)]
+    assert stored and not [d for d in stored if "session_resume" in d or "Facts recorded" in d]
+
+
+# -- tolerance -------------------------------------------------------------------------------
+
+
+def test_garbled_unknown_and_truncated_lines_are_counted_not_fatal(
+    tmp_path: Path, data_root: Path
+) -> None:
+    claude = copy_transcripts(tmp_path)
+    path = session_file(claude, "plain")
+    lines = path.read_text().splitlines(keepends=True)
+    bad = [
+        '{"type": "user", "message": {"content": "garb\n',
+        '{"type":"brand-new-kind","x":1}\n',
+        "[1, 2]\n",
+    ]
+    path.write_text("".join(lines[:3] + bad + lines[3:]) + '{"type":"user","message":{"con')
+    summary = run_import(claude, "--all")
+    assert (summary["skipped"], summary["unknown"], summary["truncated"]) == (2, 1, 1)
+    sid = session_ids()["plain"]
+    assert [d["message"] for d in data_of(data_root, sid, "git_commit")] == ["Add hello.py"]
+    # The unfinished line is left for later: the offset stops before it.
+    progress = rows(data_root, "SELECT offset FROM import_progress WHERE path = ?", str(path))
+    assert progress == [(len(path.read_bytes()) - len('{"type":"user","message":{"con'),)]
+
+
+# -- runs after runs -------------------------------------------------------------------------
+
+
+def test_a_second_run_adds_nothing_and_opens_nothing(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    first = run_import(claude, "--all")
+    before = events(data_root)
+    second = run_import(claude, "--all")
+    assert first["events_added"] == len(before) > 0
+    assert (second["events_added"], second["files"], second["unchanged"]) == (0, 0, 5)
+    assert events(data_root) == before
+
+
+def test_a_grown_transcript_is_read_on_and_a_split_pair_still_pairs(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """Cut right after a tool_use (its result not written yet), import, then append the
+    rest: the pair is completed on the second run, and the whole equals one import."""
+    whole = copy_transcripts(tmp_path)
+    run_import(whole, "--all")
+    expected = sorted(events(data_root))
+
+    root2 = tmp_path / "root2"
+    claude = copy_transcripts(tmp_path / "split")
+    path = session_file(claude, "plain")
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if b'"name":"Bash"' in line) + 1
+    path.write_bytes(b"".join(lines[:cut]))
+    env = {"CLAUDE_CONFIG_DIR": str(claude), "CTXMODE_HOME": str(root2)}
+    first = json.loads(cli("import", "--all", "--json", env=env).output)
+    offset = rows(root2, "SELECT offset FROM import_progress WHERE path = ?", str(path))[0][0]
+    assert offset == len(b"".join(lines[: cut - 1])), "the offset passed a call without result"
+    assert first["events_added"] > 0
+    with path.open("ab") as fh:
+        fh.write(b"".join(lines[cut:]))
+    second = json.loads(cli("import", "--all", "--json", env=env).output)
+    assert second["files"] == 1 and second["events_added"] > 0
+    assert sorted(events(root2)) == expected
+
+
+def test_a_replaced_transcript_starts_again(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    run_import(claude, "--all")
+    plain, failing = session_file(claude, "plain"), session_file(claude, "failing")
+    # The same name, other bytes (longer, so the size alone would not tell).
+    plain.write_bytes(failing.read_bytes() + plain.read_bytes())
+    summary = run_import(claude, "--all")
+    assert summary["files"] == 1
+    progress = rows(
+        data_root, "SELECT offset, records FROM import_progress WHERE path = ?", str(plain)
+    )
+    assert progress == [(plain.stat().st_size, len(plain.read_bytes().splitlines()))]
+
+
+# -- privacy ---------------------------------------------------------------------------------
+
+
+def _transcript_of(calls: list[secret_corpus.Call], cwd: str) -> str:
+    """The corpus's hook calls as the records a transcript holds for them."""
+    out = []
+    stamp = "2026-12-01T10:00:00.000Z"
+    for n, call in enumerate(calls):
+        p = call.payload
+        base = {"sessionId": "corpus-1", "cwd": cwd, "timestamp": stamp, "uuid": f"u{n}"}
+        if call.event == "UserPromptSubmit":
+            out.append(
+                {**base, "type": "user", "message": {"role": "user", "content": p["prompt"]}}
+            )
+            continue
+        tid = f"toolu_corpus_{n}"
+        use = {
+            "type": "tool_use",
+            "id": tid,
+            "name": p["tool_name"],
+            "input": p.get("tool_input", {}),
+        }
+        out.append(
+            {**base, "type": "assistant", "message": {"role": "assistant", "content": [use]}}
+        )
+        if call.event == "PostToolUseFailure":
+            result = {
+                "type": "tool_result",
+                "tool_use_id": tid,
+                "is_error": True,
+                "content": p.get("error", ""),
+            }
+            out.append({**base, "type": "user", "message": {"role": "user", "content": [result]}})
+        else:
+            result = {"type": "tool_result", "tool_use_id": tid, "content": "ok"}
+            out.append({**base, "type": "user", "message": {"role": "user", "content": [result]},
+                        "toolUseResult": p.get("tool_response")})  # fmt: skip
+    # And a compaction whose summary repeats the secrets of the prompts.
+    said = "\n".join(str(c.payload.get("prompt", "")) for c in calls)
+    out.append({"type": "system", "subtype": "compact_boundary", "sessionId": "corpus-1", "cwd": cwd,
+                "timestamp": stamp, "compactMetadata": {"trigger": "auto"}})  # fmt: skip
+    out.append({"type": "user", "isCompactSummary": True, "sessionId": "corpus-1", "cwd": cwd,
+                "timestamp": stamp, "message": {"role": "user", "content": f"Summary:\n{said}"}})  # fmt: skip
+    return "".join(json.dumps(r) + "\n" for r in out)
+
+
+def test_secrets_in_a_transcript_are_masked(tmp_path: Path, data_root: Path) -> None:
+    calls = [
+        c
+        for c in secret_corpus.corpus(seed=14, per_class=2)
+        if c.event in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit")
+    ]
+    assert sum(len(c.planted) for c in calls) > 50
+    folder = tmp_path / "claude" / "projects" / "-home-dev-proj"
+    folder.mkdir(parents=True)
+    (folder / "corpus-1.jsonl").write_text(_transcript_of(calls, secret_corpus.PROJECT))
+    summary = run_import(tmp_path / "claude", "--all")
+    assert summary["events_added"] > 20 and summary["compactions"] == 1
+    blobs = {p.name: p.read_bytes() for p in (data_root / "sessions").iterdir() if p.is_file()}
+    found = leaks(calls, blobs)
+    assert not found, found[:10]
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_summary_line_dry_run_and_files(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    env = {"CLAUDE_CONFIG_DIR": str(claude)}
+    dry = cli("import", "--all", "--dry-run", env=env)
+    assert dry.exit_code == 0, dry.output
+    assert dry.output.startswith("dry run: 5 files, 81 records read"), dry.output
+    assert "23 events to add" in dry.output and "2 compactions" in dry.output
+    assert not (data_root / "sessions").exists() or not list((data_root / "sessions").glob("*.db"))
+
+    one = cli("import", str(session_file(claude, "failing")), env=env)
+    assert one.exit_code == 0 and "1 file," in one.output and "3 events added" in one.output
+    again = cli("import", "--all", env=env)
+    assert "20 events added" in again.output and "1 unchanged" in again.output, again.output
+
+
+def test_project_and_since_choose_the_files(tmp_path: Path, data_root: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    mine = tmp_path / "mine"
+    (mine / ".git").mkdir(parents=True)
+    path = session_file(claude, "failing")
+    path.write_text(path.read_text().replace('"cwd":"/home/dev/proj"', f'"cwd":"{mine}"'))
+    env = {"CLAUDE_CONFIG_DIR": str(claude)}
+
+    assert (
+        json.loads(cli("import", "--json", "--since", "2099-01-01", "--all", env=env).output)[
+            "files"
+        ]
+        == 0
+    )
+    assert (
+        "no transcripts of this project"
+        in cli("import", "--project", str(tmp_path), env=env).output
+    )
+    mine_only = json.loads(cli("import", "--json", "--project", str(mine), env=env).output)
+    assert (mine_only["files"], mine_only["events_added"]) == (1, 3)
+    os.utime(path, (1_000_000_000, 1_000_000_000))  # 2001
+    recent = json.loads(cli("import", "--json", "--all", "--since", "7", env=env).output)
+    assert recent["files"] + recent["unchanged"] == 4  # the 2001 file is left out
+
+
+@pytest.mark.parametrize("bad", ["yesterday", "-3", "inf"])
+def test_a_bad_since_is_a_usage_error(bad: str, tmp_path: Path) -> None:
+    result = cli("import", "--all", "--since", bad, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})
+    assert result.exit_code == 2 and "--since" in result.output, result.output
+
+
+def test_files_and_all_exclude_each_other(tmp_path: Path) -> None:
+    claude = copy_transcripts(tmp_path)
+    result = cli("import", "--all", str(session_file(claude, "plain")))
+    assert result.exit_code == 2 and "not both" in result.output
+
+
+def test_reader_offsets_stay_at_line_ends() -> None:
+    """Whatever prefix of a transcript is read, the offset is a line end before any
+    tool_use still waiting for its result."""
+    data = (source() / "projects" / SLUG / f"{session_ids()['plain']}.jsonl").read_bytes()
+    for cut in range(0, len(data), 97):
+        chunk = transcripts.read(data[:cut])
+        assert chunk.offset == 0 or data[chunk.offset - 1 : chunk.offset] == b"\n"
+        rest = transcripts.read(data, chunk.offset)
+        assert rest.offset == len(data)
