@@ -287,6 +287,7 @@ def _convert(
     parts: dict[str, store_imports.SessionPart] = {}
     compactions: list[tuple[str, int, str, str | None, str]] = []
     open_errors: dict[str, set[str]] = {}
+    known_calls: dict[str, set[str]] = {}
     seq = chunk.boundaries_before
     patterns = cfg.get("redact_patterns")
     extras: tuple[Any, ...] = tuple(patterns) if isinstance(patterns, list) else ()
@@ -316,6 +317,16 @@ def _convert(
         inp = entry.inp
         if not inp.session_id:
             continue
+        if inp.tool_use_id:
+            # Captured already (by the hooks, or an earlier run that read past it): not
+            # worth extracting again. The store checks once more, inside its transaction.
+            known = known_calls.get(inp.session_id)
+            if known is None:
+                known = known_calls[inp.session_id] = store_imports.known_calls(
+                    store, inp.session_id
+                )
+            if inp.tool_use_id in known:
+                continue
         inp.project_dir = item.project
         inp = handlers._masked(inp, cfg)
         events = handlers._extract(inp, cfg)

@@ -22,7 +22,8 @@ The click command (``ctxmode.cli.bench_cmd``) only wires options to :func:`run`,
 - ``payloads``: the sandbox: bundled payloads, the 20 MB Write, the seeded session;
 - ``launcher``: the helper process that spawns, times and measures each run;
 - ``runner``: :func:`run`: the rounds, the proof the hooks worked, the :class:`Report`;
-- ``results``: samples, statistics and results; ``report``: the table and the JSON.
+- ``results``: samples, statistics and results; ``report``: the table and the JSON;
+- ``imports``: the throughput of ``ctxmode import`` over a synthetic transcript.
 """
 
 from __future__ import annotations

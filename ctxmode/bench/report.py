@@ -74,6 +74,13 @@ def format_report(report: Report) -> str:
         )
         for failure in result.failures:
             lines.append(f"    problem: {failure}")
+    figure = report.import_figure
+    if figure is not None:
+        lines.append(
+            f"ctxmode import: {figure.bytes / 1e6:.1f} MB of transcript ({figure.records:,} "
+            f"records, {figure.events:,} events) in {figure.seconds:.2f} s: "
+            f"{figure.mb_per_second:.0f} MB/s"
+        )
     for problem in report.problems:
         lines.append(f"problem: {problem}")
     for note in report.notes:
@@ -136,6 +143,15 @@ def report_dict(report: Report) -> dict[str, Any]:
             }
             for r in report.results
         ],
+        "import": None
+        if report.import_figure is None
+        else {
+            "bytes": report.import_figure.bytes,
+            "seconds": _round(report.import_figure.seconds, 3),
+            "records": report.import_figure.records,
+            "events": report.import_figure.events,
+            "mb_per_second": _round(report.import_figure.mb_per_second, 1),
+        },
         "problems": report.problems,
         "notes": report.notes,
         "seconds": _round(report.seconds, 1),

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxmode.bench.cases import MIB, P95_MIN_RUNS, Case
+from ctxmode.bench.imports import ImportFigure
 
 
 @dataclass
@@ -80,6 +81,8 @@ class Report:
     problems: list[str]
     notes: list[str]
     seconds: float
+    # ``ctxmode import``'s throughput (bench/imports.py), when it was measured.
+    import_figure: ImportFigure | None = None
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -199,6 +199,11 @@ def run(
             if name.startswith("floor ")
         ]
 
+    if progress:
+        progress("importing a synthetic transcript")
+    from ctxmode.bench.imports import measure
+
+    figure = measure()
     floors = {python: summarize(s) for python, s in floor_samples.items()}
     results = []
     for case in cases:
@@ -228,6 +233,7 @@ def run(
         problems=problems,
         notes=notes,
         seconds=time.perf_counter() - began,
+        import_figure=figure,
     )
 
 

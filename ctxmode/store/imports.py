@@ -164,6 +164,17 @@ def offsets(store: Store) -> dict[str, int]:
 
 
 @guarded
+def known_calls(store: Store, session_id: str) -> set[str]:
+    """The ``tool_use_id``s the session has events of (the hooks', or an earlier import's)."""
+    rows = store.conn.execute(
+        "SELECT DISTINCT tool_use_id FROM session_events "
+        "WHERE session_id = ? AND tool_use_id IS NOT NULL",
+        (as_text(session_id),),
+    ).fetchall()
+    return {str(row[0]) for row in rows}
+
+
+@guarded
 def import_chunk(
     store: Store,
     parts: Sequence[SessionPart],
