@@ -25,4 +25,28 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
   touch "$stamp"
 fi
+# The browser test (tests/test_view_browser.py) drives a real Chromium. Where none is
+# installed and apt-get can install one (root, or sudo without a password), Debian's
+# chromium is installed once, quietly; elsewhere that test skips and says why.
+# CTXMODE_NO_BROWSER_INSTALL=1 leaves the machine alone.
+ensure_browser() {
+  local name sudo=""
+  for name in chromium chromium-browser google-chrome google-chrome-stable; do
+    command -v "$name" >/dev/null 2>&1 && return 0
+  done
+  [ -z "${CTXMODE_NO_BROWSER_INSTALL:-}" ] || return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || return 0
+    sudo="sudo -n"
+  fi
+  echo "test.sh: installing chromium for the browser test (apt-get)" >&2
+  if ! { $sudo apt-get update -qq \
+      && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends chromium; } >/dev/null 2>&1; then
+    echo "test.sh: chromium could not be installed; the browser test will skip" >&2
+  fi
+}
+ensure_browser
+
 exec .venv/bin/python -m pytest "$@"

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show-snapshot": ("ctxmode.cli.sessions", "show_snapshot_cmd"),
     "stats": ("ctxmode.cli.stats", "stats"),
     "uninstall": ("ctxmode.cli.install_cmd", "uninstall"),
+    "view": ("ctxmode.cli.view", "view_cmd"),
 }
 
 
