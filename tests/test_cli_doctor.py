@@ -159,7 +159,10 @@ def test_healthy_install_is_all_ok(home: Path, project: Path) -> None:
         "Hook log\n"
         "  ok    hook log      no errors or warnings in the last 24 h\n"
         "\n"
-        "10 ok, 0 warnings, 0 failures - ctxmode is working\n"
+        "Claude Code transcripts\n"
+        "  ok    transcripts   no transcripts of this project in ~/.claude/projects\n"
+        "\n"
+        "11 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )
 
 
@@ -170,7 +173,7 @@ def test_json_output(home: Path, project: Path) -> None:
     assert result.exit_code == 0
     assert document["ok"] is True
     assert document["project_dir"] == str(project)
-    assert document["counts"] == {"ok": 10, "warn": 0, "fail": 0}
+    assert document["counts"] == {"ok": 11, "warn": 0, "fail": 0}
     assert [c["name"] for c in document["checks"]] == [
         "python",
         "package",
@@ -182,6 +185,7 @@ def test_json_output(home: Path, project: Path) -> None:
         "registration",
         "store",
         "hook log",
+        "transcripts",
     ]
     assert set(document["checks"][0]) == {"group", "name", "status", "summary", "fix", "details"}
 

@@ -471,3 +471,52 @@ def test_reader_offsets_stay_at_line_ends() -> None:
         assert chunk.offset == 0 or data[chunk.offset - 1 : chunk.offset] == b"\n"
         rest = transcripts.read(data, chunk.offset)
         assert rest.offset == len(data)
+
+
+# -- doctor ----------------------------------------------------------------------------------
+
+
+def _transcript_check(project: Path, claude: Path) -> dict[str, Any]:
+    result = cli(
+        "doctor", "--json", "--project", str(project), env={"CLAUDE_CONFIG_DIR": str(claude)}
+    )
+    checks = json.loads(result.output)["checks"]
+    (found,) = [c for c in checks if c["name"] == "transcripts"]
+    return dict(found)
+
+
+def test_doctor_says_how_many_transcripts_are_not_imported(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    (mine / ".git").mkdir(parents=True)
+    claude = copy_transcripts(tmp_path)
+    folder = claude / "projects" / transcripts.slug(str(mine))
+    (claude / "projects" / SLUG).rename(folder)
+    for path in folder.rglob("*.jsonl"):
+        path.write_text(path.read_text().replace('"cwd":"/home/dev/proj"', f'"cwd":"{mine}"'))
+    first = _transcript_check(mine, claude)
+    assert first["status"] == "warn", first
+    assert first["summary"] == (
+        "4 transcripts of this project not imported (ctxmode import); "
+        "4 sessions of them not in the store at all"
+    )
+    assert "ctxmode import" in first["fix"]
+
+    cli("import", "--project", str(mine), env={"CLAUDE_CONFIG_DIR": str(claude)})
+    done = _transcript_check(mine, claude)
+    assert (done["status"], done["summary"]) == ("ok", "all 4 transcripts of this project imported")
+
+    with (folder / f"{session_ids()['plain']}.jsonl").open("a") as fh:
+        fh.write('{"type":"last-prompt"}\n')
+    grown = _transcript_check(mine, claude)
+    assert grown["status"] == "ok" and grown["summary"].startswith("1 transcript of this project")
+    # Another project's transcripts are not this project's.
+    other = _transcript_check(tmp_path, claude)
+    assert other["summary"].startswith("no transcripts of this project")
+
+
+def test_the_bench_measures_the_import() -> None:
+    from ctxmode.bench.imports import measure
+
+    figure = measure(300_000)
+    assert figure.bytes >= 300_000 and figure.records > 100 and figure.events > 10
+    assert figure.mb_per_second > 0

@@ -18,6 +18,7 @@ GROUP_TITLES = {
     "hooks": "Claude Code hooks",
     "store": "This project's store",
     "log": "Hook log",
+    "import": "Claude Code transcripts",
 }
 COLOURS = {doctor.OK: "green", doctor.WARN: "yellow", doctor.FAIL: "red"}
 MAX_DETAILS = 10

@@ -16,7 +16,8 @@ data root.
   missing events, the SessionStart ``compact`` matcher, the plugin enabled as well, other
   memory tools on the same events), and what switches them off;
 - ``project_store``: the project's store;
-- ``hook_log``: recent errors in the hook log.
+- ``hook_log``: recent errors in the hook log;
+- ``transcripts``: the client's transcripts of this project not imported yet.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from ctxmode.doctor.settings_files import (
     user_settings_path,
 )
 from ctxmode.doctor.switches import switch_checks
+from ctxmode.doctor.transcripts import check_transcripts
 from ctxmode.sizes import file_size, human_size
 
 CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
@@ -69,6 +71,7 @@ CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
     check_hooks,
     check_store,
     check_log,
+    check_transcripts,
 )
 
 
@@ -111,6 +114,7 @@ __all__ = [
     "check_python",
     "check_sqlite",
     "check_store",
+    "check_transcripts",
     "command_paths",
     "exit_code",
     "file_size",

@@ -60,6 +60,28 @@ def projects_dir(env: Mapping[str, str]) -> str:
     return os.path.join(base, "projects")
 
 
+def slug(path: str) -> str:
+    """The client's folder name for a cwd: each character but an ASCII letter or digit
+    becomes ``-`` (lossy: ``/a_b`` and ``/a-b`` share one)."""
+    return "".join(c if c.isascii() and c.isalnum() else "-" for c in path)
+
+
+def session_files(projects: str, prefix: str = "") -> list[str]:
+    """The sessions' own transcripts (no subagents) in the folders named ``prefix…``."""
+    found: list[str] = []
+    try:
+        folders = sorted(e.path for e in os.scandir(projects) if e.name.startswith(prefix))
+    except OSError:
+        return found
+    for folder in folders:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        found.extend(os.path.join(folder, n) for n in names if n.endswith(".jsonl"))
+    return found
+
+
 def transcript_files(projects: str) -> list[str]:
     """Every transcript under ``projects``: each session's file, then its subagents' files."""
     found: list[str] = []
