@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import ctxmode
-from ctxmode import paths, settings
+from ctxmode import paths, settings, settings_statusline
 from ctxmode.hosts import claude_code
 from ctxmode.settings import HookSpec, SettingsError
 
@@ -78,6 +78,9 @@ class InstallResult:
     launcher: str | None = None  # the per-user launcher the commands run (project scope)
     launcher_changed: bool = False  # it was (dry run: would be) written
     removed: tuple[str, ...] = ()  # files and folders ctxmode had created, removed again
+    # ctxmode's status line: "added", "composed" (with the user's own), "updated",
+    # "unchanged", "removed", "restored" (the user's own alone again), or "" (not touched)
+    statusline: str = ""
 
 
 @dataclass
@@ -155,6 +158,24 @@ def hook_specs(python: str | None = None, package_dir: str | None = None) -> lis
         script = os.path.join(package_dir, "hooks", settings.SHIMS[event] + ".py")
         specs.append(HookSpec(event, hook_command(python, script), timeout, matcher))
     return specs
+
+
+def statusline_command(python: str | None = None, package_dir: str | None = None) -> str:
+    """The ``statusLine`` command: the pinned interpreter on the status line shim."""
+    package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
+    script = os.path.join(package_dir, "hooks", settings_statusline.SHIM + ".py")
+    return hook_command(_interpreter(python), script)
+
+
+def _statusline_action(before: str, after: str) -> str:
+    """What installing the status line did to it (see :attr:`InstallResult.statusline`)."""
+    old = settings_statusline.current(before)
+    new = settings_statusline.current(after)
+    if old == new:
+        return "unchanged"
+    if settings_statusline.is_ours(old):
+        return "updated"
+    return "composed" if isinstance(old, str) else "added"
 
 
 def team_command(shim: str) -> str:
@@ -383,8 +404,13 @@ def install(
     python: str | None = None,
     package_dir: str | None = None,
     managed: str | None = None,
+    statusline: bool = False,
 ) -> InstallResult:
     """Merge ctxmode's six handlers into the scope's settings file.
+
+    ``statusline``: also set ctxmode's status line (composed with one already there,
+    see :mod:`ctxmode.settings_statusline`); one installed before is kept up to date
+    either way. Not in the project scope: a status line is personal, not the team's.
 
     The user and local scopes run this interpreter on this package's hook scripts by
     absolute path. The project scope's file is shared with the team, so it names no
@@ -399,8 +425,17 @@ def install(
     specs = team_specs() if scope == "project" else hook_specs(python, package_dir)
     if package_dir is None:  # the running package: its hook scripts must be there
         _check_scripts()
+    if statusline and scope == "project":
+        raise InstallError(
+            "--statusline goes in your own settings (--user or --local DIR), not in a "
+            "file shared with the team"
+        )
+    statusline_action = ""
     try:
         new = settings.merge(before, specs)
+        if statusline or settings_statusline.is_ours(settings_statusline.current(before)):
+            new = settings_statusline.merge(new, statusline_command(python, package_dir))
+            statusline_action = _statusline_action(before, new)
     except SettingsError as exc:
         raise InstallError(f"{path}: {exc}") from None
     had = settings.registrations(before)
@@ -449,6 +484,7 @@ def install(
         warnings,
         launcher=launcher,
         launcher_changed=launcher_text_new is not None,
+        statusline=statusline_action,
     )
 
 
@@ -581,7 +617,13 @@ def _restorable_backup(current: str, backup: str | None) -> bool:
             return False  # the backup predates an upgrade, not the install: don't revive it
         found = settings.registrations(current)
         specs = [HookSpec(r.event, r.command, r.timeout, r.matcher) for r in found]
-        return bool(specs) and settings.merge(backup, specs) == current
+        expected = settings.merge(backup, specs) if specs else backup
+        line = settings_statusline.current(current)
+        if settings_statusline.is_ours(line):
+            assert isinstance(line, str)
+            ours = settings_statusline.ours_alone(line)
+            expected = settings_statusline.merge(expected, ours)
+        return (bool(specs) or expected != backup) and expected == current
     except SettingsError:
         return False
 
@@ -605,7 +647,13 @@ def uninstall(
         return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0)
     _parse_or_raise(old, path)
     found = settings.registrations(old)
-    if not found:
+    line = settings_statusline.current(old)
+    statusline_action = ""
+    if settings_statusline.is_ours(line):
+        assert isinstance(line, str)
+        composed = settings_statusline.composed_with(line) is not None
+        statusline_action = "restored" if composed else "removed"
+    if not found and not statusline_action:
         warnings = tuple(registration_warnings(scope, path, project_dir, managed))
         return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0, warnings)
 
@@ -617,7 +665,7 @@ def uninstall(
         new = backup
     else:
         try:
-            new = settings.unmerge(old)
+            new = settings.unmerge(settings_statusline.unmerge(old))
         except SettingsError as exc:
             raise InstallError(f"{path}: {exc}") from None
         # A file left with nothing in it, whose backup holds nothing of the user's
@@ -652,6 +700,7 @@ def uninstall(
         0,
         warnings,
         removed=tuple(removed),
+        statusline=statusline_action,
     )
 
 
@@ -679,7 +728,7 @@ def _tidy_up(target: str) -> list[str]:
 def _holds_nothing(text: str) -> bool:
     """Whether a settings text is empty apart from ctxmode's entries."""
     try:
-        return bool(settings.parse(settings.unmerge(text)) == {})
+        return bool(settings.parse(settings.unmerge(settings_statusline.unmerge(text))) == {})
     except SettingsError:
         return False
 

@@ -121,6 +121,10 @@ def test_every_case_has_its_payload_and_event() -> None:
     for case in bench.CASES:
         if case.payload == "big":
             continue
+        if case.event == bench.STATUS_LINE:  # a status payload names no hook event
+            assert "hook_event_name" not in bundle["payloads"][case.payload]
+            assert "context_window" in bundle["payloads"][case.payload]
+            continue
         assert bundle["payloads"][case.payload]["hook_event_name"] == case.event
     assert set(bundle["seed"]) <= set(bundle["payloads"])
 
@@ -282,7 +286,7 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     report = json.loads(result.output)
     names = [hook["name"] for hook in report["hooks"]]
     assert names == [case.name for case in bench.CASES]
-    assert {hook["event"] for hook in report["hooks"]} == set(SHIMS)
+    assert {hook["event"] for hook in report["hooks"]} == {*SHIMS, bench.STATUS_LINE}
     assert report["runs"] == 3
     assert report["p95_min_runs"] == bench.P95_MIN_RUNS == 20
     assert report["problems"] == []
@@ -463,7 +467,7 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "session_end",
         "session_start_startup",
     ]
-    assert set(order) == set(bundle["payloads"])
+    assert set(order) == set(bundle["payloads"]) - {"statusline"}
     for n, name in enumerate(order):
         data = bench.render(bundle["payloads"][name], str(project), "imports-session", n)
         event = json.loads(data)["hook_event_name"]
@@ -482,6 +486,28 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         assert not loaded & SLOW, (name, sorted(loaded & SLOW))
         if name == "session_start_compact":
             assert b"<session_resume" in proc.stdout
+    # The status line runs as often as a hook: the same bound on what it loads.
+    data = bench.render(bundle["payloads"]["statusline"], str(project), "imports-session", 0)
+    shim = Path(ctxmode_package()) / "hooks" / "statusline.py"
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-I", "-S", str(shim)],
+        input=data,
+        capture_output=True,
+        env=env,
+        cwd=project,
+        timeout=60,
+        check=False,
+    )
+    lines = proc.stderr.decode().splitlines()
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+    assert proc.returncode == 0 and proc.stdout.startswith(b"ctx ") and loaded
+    assert not loaded & SLOW, sorted(loaded & SLOW)
+
+
+def ctxmode_package() -> str:
+    import ctxmode
+
+    return str(Path(ctxmode.__file__).parent)
 
 
 def test_a_broken_hook_command_is_reported_not_timed(

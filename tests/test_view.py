@@ -265,49 +265,10 @@ def test_the_policy_allows_nothing_but_the_pages_own_blocks() -> None:
 
 
 def bulk_store(project: Path, sessions: int, per_session: int) -> None:
-    """A big store, fast: rows inserted with SQL in one transaction (no FTS: the view
-    reads none, and the triggers would make 100k rows slow)."""
-    store = store_for(project)
-    try:
-        conn = store.conn
-        for trigger in (
-            "session_events_ai",
-            "session_events_bd",
-            "session_events_bu",
-            "session_events_au",
-        ):
-            conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-        categories = ["file", "git", "task", "prompt", "error"]
-        conn.execute("BEGIN")
-        for s in range(sessions):
-            sid = f"bulk-{s:04d}"
-            conn.execute(
-                "INSERT INTO session_meta (session_id, project_dir, started_at, last_event_at, event_count)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (
-                    sid,
-                    str(project),
-                    "2026-12-01T00:00:00.000Z",
-                    f"2026-12-01T{s % 24:02d}:59:59.000Z",
-                    per_session,
-                ),
-            )
-            conn.executemany(
-                "INSERT INTO session_events (session_id, type, category, priority, data, data_hash,"
-                " created_at) VALUES (?, 'file_read', ?, 4, ?, '', ?)",
-                (
-                    (
-                        sid,
-                        categories[i % 5],
-                        f'{{"path":"src/module_{i}.py","note":"{"x" * 200}"}}',
-                        f"2026-12-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
-                    )
-                    for i in range(per_session)
-                ),
-            )
-        conn.execute("COMMIT")
-    finally:
-        store.close()
+    """A big store, fast (the bench's way: SQL in one transaction, no full-text index)."""
+    from ctxmode.bench.view import fill_store
+
+    fill_store(paths.store_path(str(project), os.environ), str(project), sessions, per_session)
 
 
 @pytest.mark.parametrize(("sessions", "per_session"), [(1, 100_000), (100, 1_000)])

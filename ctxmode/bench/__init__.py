@@ -23,7 +23,8 @@ The click command (``ctxmode.cli.bench_cmd``) only wires options to :func:`run`,
 - ``launcher``: the helper process that spawns, times and measures each run;
 - ``runner``: :func:`run`: the rounds, the proof the hooks worked, the :class:`Report`;
 - ``results``: samples, statistics and results; ``report``: the table and the JSON;
-- ``imports``: the throughput of ``ctxmode import`` over a synthetic transcript.
+- ``imports``: the throughput of ``ctxmode import`` over a synthetic transcript;
+- ``view``: ``ctxmode view``'s page size, build and render time at 1,000 and 100,000 events.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from ctxmode.bench.cases import (
     SEED_EVENTS,
     SEED_SOURCE,
     SESSION_ID,
+    STATUS_LINE,
     TOOL_TARGET,
     BenchError,
     Case,
@@ -79,6 +81,7 @@ __all__ = [
     "SEED_EVENTS",
     "SEED_SOURCE",
     "SESSION_ID",
+    "STATUS_LINE",
     "TOOL_TARGET",
     "BenchError",
     "Case",

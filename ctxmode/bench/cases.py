@@ -23,6 +23,10 @@ MEMORY_TARGET_MIB = 16.0
 BIG_MEMORY_TARGET_MIB = 64.0
 
 
+# The "event" of the status line command (Claude Code's ``statusLine``, no hook event).
+STATUS_LINE = "StatusLine"
+
+
 class BenchError(Exception):
     """The benchmark cannot run (no hook command, unreadable settings, ...)."""
 
@@ -54,6 +58,8 @@ CASES: tuple[Case, ...] = (
     Case("SessionStart compact (1,000 events)", "SessionStart", "session_start_compact", 3.0),
     Case("SessionEnd (1,000 events)", "SessionEnd", "session_end"),
     Case("SessionStart startup", "SessionStart", "session_start_startup"),
+    # Not a hook, but run as often (after each message): held to a capture hook's bounds.
+    Case("Status line (1,000 events)", STATUS_LINE, "statusline", *TOOL_TARGET),
     Case(
         "PostToolUse Write, 20 MB",
         "PostToolUse",

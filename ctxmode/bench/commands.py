@@ -98,6 +98,32 @@ def resolve_commands(
     return {**defaults, **found}, source
 
 
+def statusline_command(settings_path: str | None = None, project_dir: str | None = None) -> str:
+    """ctxmode's status line command: the one installed in the settings file (or the
+    first of local, project, user settings holding one), else the one ``ctxmode install
+    --statusline`` would write. A status line composed with the user's own is measured
+    without theirs: their command is not ctxmode's cost."""
+    from ctxmode import installer, settings_statusline
+
+    if settings_path is not None:
+        candidates = [settings_path]
+    else:
+        if project_dir is None:
+            from ctxmode import paths
+
+            project_dir = paths.project_dir(os.getcwd(), os.environ)
+        candidates = _settings_candidates(project_dir)
+    for path in candidates:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                command = settings_statusline.current(handle.read())
+        except (OSError, ValueError):
+            continue
+        if isinstance(command, str) and settings_statusline.is_ours(command):
+            return settings_statusline.ours_alone(command)
+    return installer.statusline_command()
+
+
 def interpreter_of(command: str) -> str:
     """The interpreter a hook command starts (its first word, or for a shared project
     file's command the one its per-user launcher runs)."""

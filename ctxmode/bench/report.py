@@ -81,6 +81,14 @@ def format_report(report: Report) -> str:
             f"records, {figure.events:,} events) in {figure.seconds:.2f} s: "
             f"{figure.mb_per_second:.0f} MB/s"
         )
+    for view in report.view_figures:
+        render = "-" if view.render_ms is None else f"{view.render_ms:.0f} ms"
+        lines.append(
+            f"ctxmode view: {view.events:,} events in {plural(view.sessions, 'session')}: "
+            f"{view.bytes / 1e6:.2f} MB page built in {view.build_seconds:.2f} s, "
+            f"rendered in {render}"
+            + ("" if view.render_ms is not None else " (no headless Chromium found)")
+        )
     for problem in report.problems:
         lines.append(f"problem: {problem}")
     for note in report.notes:
@@ -152,6 +160,16 @@ def report_dict(report: Report) -> dict[str, Any]:
             "events": report.import_figure.events,
             "mb_per_second": _round(report.import_figure.mb_per_second, 1),
         },
+        "view": [
+            {
+                "events": view.events,
+                "sessions": view.sessions,
+                "bytes": view.bytes,
+                "build_seconds": _round(view.build_seconds, 3),
+                "render_ms": view.render_ms,  # null without a headless Chromium
+            }
+            for view in report.view_figures
+        ],
         "problems": report.problems,
         "notes": report.notes,
         "seconds": _round(report.seconds, 1),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ctxmode.bench.cases import MIB, P95_MIN_RUNS, Case
 from ctxmode.bench.imports import ImportFigure
+from ctxmode.bench.view import ViewFigure
 
 
 @dataclass
@@ -83,6 +84,8 @@ class Report:
     seconds: float
     # ``ctxmode import``'s throughput (bench/imports.py), when it was measured.
     import_figure: ImportFigure | None = None
+    # ``ctxmode view``'s page size, build and render times (bench/view.py).
+    view_figures: tuple[ViewFigure, ...] = ()
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -16,10 +16,16 @@ from ctxmode.bench.cases import (
     MAX_RUNS,
     SEED_EVENTS,
     SESSION_ID,
+    STATUS_LINE,
     BenchError,
     Case,
 )
-from ctxmode.bench.commands import floor_command, interpreter_of, resolve_commands
+from ctxmode.bench.commands import (
+    floor_command,
+    interpreter_of,
+    resolve_commands,
+    statusline_command,
+)
 from ctxmode.bench.launcher import Launcher, LocalRunner, make_runner
 from ctxmode.bench.payloads import big_payload, hook_env, load_payloads, render, seed_session
 from ctxmode.bench.results import CaseResult, Report, Sample, summarize
@@ -82,6 +88,9 @@ def _sample_failures(case: Case, sample: Sample) -> list[str]:
         problems.append(f"stderr: {sample.stderr[:200]!r}")
     if case.payload == "session_start_compact" and b"<session_resume" not in sample.stdout:
         problems.append("printed no <session_resume> snapshot")
+    if case.event == STATUS_LINE and not sample.stdout.startswith(b"ctx 1,000 ev"):
+        # Proof it read the seeded session (a status line that reads nothing is fast too).
+        problems.append(f"printed {sample.stdout[:80]!r}, not the session's status line")
     return problems
 
 
@@ -138,6 +147,7 @@ def run(
         raise BenchError(f"--runs must be 1 to {MAX_RUNS:,}")
     began = time.perf_counter()
     commands, source = resolve_commands(settings_path)
+    commands[STATUS_LINE] = statusline_command(settings_path)
     missing = sorted({case.event for case in cases} - set(commands))
     if missing:
         raise BenchError(f"no hook command for {', '.join(missing)}")
@@ -204,6 +214,11 @@ def run(
     from ctxmode.bench.imports import measure
 
     figure = measure()
+    if progress:
+        progress("ctxmode view at 1,000 and 100,000 events")
+    from ctxmode.bench.view import measure as measure_view
+
+    view_figures = tuple(measure_view())
     floors = {python: summarize(s) for python, s in floor_samples.items()}
     results = []
     for case in cases:
@@ -234,6 +249,7 @@ def run(
         notes=notes,
         seconds=time.perf_counter() - began,
         import_figure=figure,
+        view_figures=view_figures,
     )
 
 

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("ctxmode.cli.sessions", "sessions_cmd"),
     "show-snapshot": ("ctxmode.cli.sessions", "show_snapshot_cmd"),
     "stats": ("ctxmode.cli.stats", "stats"),
+    "statusline": ("ctxmode.cli.statusline_cmd", "statusline_cmd"),
     "uninstall": ("ctxmode.cli.install_cmd", "uninstall"),
     "view": ("ctxmode.cli.view", "view_cmd"),
 }

@@ -52,6 +52,16 @@ def _warn(warnings: tuple[str, ...]) -> None:
         click.echo(f"warning: {warning}", err=True)
 
 
+_STATUSLINE_WORDS = {
+    "added": "; status line set",
+    "composed": "; status line: yours, then ctxmode's",
+    "updated": "; status line updated",
+    "unchanged": "; status line in place",
+    "removed": "; status line removed",
+    "restored": "; your status line restored",
+}
+
+
 @click.command()
 @_scope_options
 @click.option(
@@ -59,8 +69,18 @@ def _warn(warnings: tuple[str, ...]) -> None:
     is_flag=True,
     help="Then replay a sample session through the installed hooks (throwaway store).",
 )
+@click.option(
+    "--statusline",
+    is_flag=True,
+    help="Also show ctxmode's status line (after yours, if you have one).",
+)
 def install(
-    user: bool, project: str | None, local: str | None, dry_run: bool, verify: bool
+    user: bool,
+    project: str | None,
+    local: str | None,
+    dry_run: bool,
+    verify: bool,
+    statusline: bool,
 ) -> None:
     """Register ctxmode's hooks in a Claude Code settings file.
 
@@ -74,10 +94,15 @@ def install(
     this machine: they run ~/.local/bin/ctxmode-hook, a launcher this command writes
     for you; each teammate runs `ctxmode install --project DIR` once to get theirs,
     and until then the hooks do nothing for them (no error).
+
+    --statusline also sets Claude Code's status line to `ctxmode statusline` (events
+    recorded, snapshot state, compactions, context used). A status line you already
+    have stays and comes first: ctxmode's line is appended to it. `ctxmode uninstall`
+    puts yours back as it was.
     """
     scope, directory = _scope(user, project, local)
     try:
-        result = installer.install(scope, directory, dry_run=dry_run)
+        result = installer.install(scope, directory, dry_run=dry_run, statusline=statusline)
     except installer.InstallError as exc:
         raise click.ClickException(str(exc)) from None
     _warn(result.warnings)
@@ -96,6 +121,7 @@ def install(
     line = f"ctxmode {__version__} {verb[result.action]}: {result.hooks} hooks in {where}"
     if result.action == "updated":
         line += " (old entries replaced)"
+    line += _STATUSLINE_WORDS.get(result.statusline, "")
     if verify:
         proof = installer.verify(result.path)
         if not proof.ok:
@@ -152,4 +178,5 @@ def uninstall(user: bool, project: str | None, local: str | None, dry_run: bool)
             if result.backup
             else ""
         )
-        click.echo(f"ctxmode hooks removed from {where}{kept}{also}")
+        words = _STATUSLINE_WORDS.get(result.statusline, "")
+        click.echo(f"ctxmode hooks removed from {where}{words}{kept}{also}")

@@ -127,8 +127,9 @@ def coverage(summary: str | None, snapshot: str | None) -> Any:
     if not snapshot:
         return None
     try:
-        from ctxmode.snapshot import coverage as module
+        import importlib
 
+        module = importlib.import_module("ctxmode.snapshot.coverage")
         compare = getattr(module, "coverage", None)
         return compare(snapshot, summary) if callable(compare) else None
     except Exception:
