@@ -113,9 +113,12 @@ BAD: list[tuple[str, list[str], str]] = [
     ("install", ["--user", "--local", "/tmp"], "choose one scope, not --user and --local"),
     ("uninstall", ["--user", "--project", "/tmp"], "choose one scope, not --user and --project"),
     ("demo", ["--quiet", "--loud"], "No such option '--loud'"),
+    ("view", ["--session", "nope"], "Invalid value for '--session': no session 'nope' in "),
+    ("view", ["--session", "abc"], "'abc' is the start of 2 session ids"),
+    ("statusline", ["--then"], "Option '--then' requires an argument"),
 ]
 # The commands that take --project DIR (for the store of this test's project).
-WITH_PROJECT = {"dump", "search", "stats", "sessions", "show-snapshot", "purge", "doctor"}
+WITH_PROJECT = {"dump", "search", "stats", "sessions", "show-snapshot", "purge", "doctor", "view"}
 
 
 def test_the_table_covers_every_command() -> None:
