@@ -13,6 +13,9 @@ The resume policy lives here (design.md, "When the resume is printed"):
   newest unclaimed snapshot, not older than ``startup_max_age_hours``).
 - UserPromptSubmit prints a snapshot of this session still unclaimed (some clients
   drop SessionStart output after compaction).
+- PreCompact gives a session the full snapshot of one state at most twice; compacting
+  again with nothing new recorded stores a one-line pointer instead (``snapshot.repeat``).
+- PostCompact stores the client's summary of the compaction (masked) beside its snapshot.
 - SessionEnd stores a snapshot (kind ``end``) for a later session to pick up, except
   after /clear, where every unclaimed snapshot of the session is retired instead.
 
@@ -374,15 +377,74 @@ def on_prompt(inp: HookInput, ctx: Context) -> str | None:
     return None
 
 
+def _save_compact_snapshot(
+    store: Store,
+    inp: HookInput,
+    cfg: dict[str, object],
+    ctx: Context,
+    events: list[SessionEvent] | None = None,
+) -> None:
+    """Save this compaction's snapshot and its ``compaction`` row.
+
+    The loop policy (``snapshot.repeat``): the full snapshot of one state of the session
+    is handed over at most twice; after that, while nothing new is recorded, the
+    compaction gets a one-line pointer to its lookup instead.
+    """
+    from ctxmode.snapshot.repeat import POINTER_ATTR, pointer, repeats
+
+    xml, count = _build_snapshot(store, inp, cfg, "compact", events, ctx)
+    history = store.compact_history(inp.session_id, skip_head=f" {POINTER_ATTR}=")
+    since = repeats(history, xml) if history else None
+    if since is not None:
+        xml = pointer(xml, inp.session_id, since, search_command(inp.project_dir, ctx))
+    seq = store.save_resume(inp.session_id, xml, count, kind="compact")
+    store.record_compaction(inp.session_id, seq, inp.trigger or "")
+
+
 def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     store = _open(ctx)
     try:
-        xml, count = _build_snapshot(store, inp, cfg, "compact", ctx=ctx)
-        store.save_resume(inp.session_id, xml, count, kind="compact")
+        _save_compact_snapshot(store, inp, cfg, ctx)
     finally:
         store.close()
     return None  # PreCompact must never print hookSpecificOutput
+
+
+def summary_text(text: str) -> str:
+    """The part of the client's summary that replaces the conversation.
+
+    Claude Code's ``compact_summary`` is ``<analysis>…</analysis><summary>…</summary>``:
+    the analysis is the model's draft, which the client drops (its transcripts keep the
+    summary alone, untagged). Text without the tags is kept whole.
+    """
+    start = text.find("<summary>")
+    if start >= 0:
+        end = text.rfind("</summary>")
+        text = text[start + len("<summary>") : end if end > start else len(text)]
+    else:
+        start, end = text.find("<analysis>"), text.find("</analysis>")
+        if 0 <= start < end:
+            text = text[:start] + text[end + len("</analysis>") :]
+    return text.strip()
+
+
+def on_post_compact(inp: HookInput, ctx: Context) -> str | None:
+    """Keep the client's summary of the compaction beside its snapshot (masked whole
+    first, like every payload string). Prints nothing: PostCompact never may."""
+    if not inp.compact_summary:
+        return None
+    cfg = _config(inp, ctx)
+    inp = _masked(inp, cfg)
+    summary = summary_text(inp.compact_summary or "")
+    if not summary:
+        return None
+    store = _open(ctx)
+    try:
+        store.add_compaction_summary(inp.session_id, summary, inp.trigger or "")
+    finally:
+        store.close()
+    return None
 
 
 def on_session_start(inp: HookInput, ctx: Context) -> str | None:
@@ -406,8 +468,7 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             if latest is not None and str(latest["created_at"]) >= str(events[-1].created_at):
                 return None  # already delivered, and nothing happened since
             # PreCompact never ran (or failed): build the snapshot now, keep a record of it.
-            xml, count = _build_snapshot(store, inp, cfg, "compact", events, ctx)
-            store.save_resume(inp.session_id, xml, count, kind="compact")
+            _save_compact_snapshot(store, inp, cfg, ctx, events)
             resume = store.claim_resume(
                 claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
             )
@@ -480,6 +541,7 @@ _HANDLERS = {
     "PostToolUseFailure": on_tool,
     "UserPromptSubmit": on_prompt,
     "PreCompact": on_pre_compact,
+    "PostCompact": on_post_compact,
     "SessionStart": on_session_start,
     "SessionEnd": on_session_end,
 }

@@ -81,6 +81,10 @@ class InstallResult:
     # ctxmode's status line: "added", "composed" (with the user's own), "updated",
     # "unchanged", "removed", "restored" (the user's own alone again), or "" (not touched)
     statusline: str = ""
+    # Events left out for the client (claude_code.MIN_VERSIONS), and why: "" when none.
+    skipped: tuple[str, ...] = ()
+    skipped_why: str = ""
+    client_version: tuple[int, ...] | None = None  # the Claude Code version registered for
 
 
 @dataclass
@@ -149,12 +153,19 @@ def _interpreter(python: str | None) -> str:
     return os.path.abspath(python)
 
 
-def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
-    """ctxmode's six handlers for an interpreter and an installed package directory."""
+def hook_specs(
+    python: str | None = None,
+    package_dir: str | None = None,
+    events: Sequence[str] | None = None,
+) -> list[HookSpec]:
+    """ctxmode's handlers for an interpreter and an installed package directory
+    (``events``: only these; None: every event of the table)."""
     python = _interpreter(python)
     package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
     specs = []
     for event, timeout, matcher in HOOK_TABLE:
+        if events is not None and event not in events:
+            continue
         script = os.path.join(package_dir, "hooks", settings.SHIMS[event] + ".py")
         specs.append(HookSpec(event, hook_command(python, script), timeout, matcher))
     return specs
@@ -187,12 +198,72 @@ def team_command(shim: str) -> str:
     return f"[ -x {LAUNCHER} ] && exec {LAUNCHER} {shim}; exit 0"
 
 
-def team_specs() -> list[HookSpec]:
-    """ctxmode's six handlers for a project file shared with the team."""
+def team_specs(events: Sequence[str] | None = None) -> list[HookSpec]:
+    """ctxmode's handlers for a project file shared with the team (``events``: only these)."""
     return [
         HookSpec(event, team_command(settings.SHIMS[event]), timeout, matcher)
         for event, timeout, matcher in HOOK_TABLE
+        if events is None or event in events
     ]
+
+
+# ``CTXMODE_CLAUDE_VERSION`` tells install the client's version where ``claude`` is not on
+# PATH (the VS Code extension brings its own), or pins it ("none": no version-gated event).
+CLIENT_VERSION_ENV = "CTXMODE_CLAUDE_VERSION"
+
+
+def client_version(env: Mapping[str, str] | None = None) -> tuple[int, ...] | None:
+    """The Claude Code version this machine runs: ``$CTXMODE_CLAUDE_VERSION``, else what
+    ``claude --version`` says; None when neither tells."""
+    env = os.environ if env is None else env
+    pinned = env.get(CLIENT_VERSION_ENV, "").strip()
+    if pinned:
+        return claude_code.parse_version(pinned)
+    try:
+        proc = subprocess.run(
+            list(claude_code.VERSION_COMMAND),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            env=dict(env),
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return claude_code.parse_version(proc.stdout) if proc.returncode == 0 else None
+
+
+def version_text(version: tuple[int, ...] | None) -> str:
+    return ".".join(map(str, version)) if version else "unknown"
+
+
+def registered_events(
+    scope: str, version: tuple[int, ...] | None
+) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """(events to register, events left out, why) for a scope and the client's version.
+
+    A file shared with the team never names a version-gated event: a teammate's older
+    client would skip that whole file (see ``claude_code.MIN_VERSIONS``).
+    """
+    everything = tuple(event for event, _timeout, _matcher in HOOK_TABLE)
+    wanted = claude_code.events_for(None if scope == "project" else version)
+    left_out = tuple(event for event in everything if event not in wanted)
+    if not left_out:
+        return wanted, (), ""
+    needs = ", ".join(
+        f"{event} needs Claude Code {version_text(claude_code.MIN_VERSIONS[event])}"
+        for event in left_out
+    )
+    if scope == "project":
+        why = f"{needs}, and a teammate's older client would skip the whole shared file"
+    elif version is None:
+        why = (
+            f"{needs}, and `claude --version` did not answer (set {CLIENT_VERSION_ENV} "
+            "to the version you run, then install again)"
+        )
+    else:
+        why = f"{needs}; this machine runs {version_text(version)}"
+    return wanted, left_out, why
 
 
 def launcher_path() -> str:
@@ -404,9 +475,10 @@ def install(
     python: str | None = None,
     package_dir: str | None = None,
     managed: str | None = None,
+    version: tuple[int, ...] | str | None = "detect",
     statusline: bool = False,
 ) -> InstallResult:
-    """Merge ctxmode's six handlers into the scope's settings file.
+    """Merge ctxmode's handlers into the scope's settings file.
 
     ``statusline``: also set ctxmode's status line (composed with one already there,
     see :mod:`ctxmode.settings_statusline`); one installed before is kept up to date
@@ -415,14 +487,21 @@ def install(
     The user and local scopes run this interpreter on this package's hook scripts by
     absolute path. The project scope's file is shared with the team, so it names no
     path of this machine: its commands run :data:`LAUNCHER`, written here for this
-    user (see :func:`team_command`).
+    user (see :func:`team_command`). ``version``: the Claude Code version to register
+    for (``"detect"``: :func:`client_version`); an event the client does not know is
+    left out (:func:`registered_events`).
     """
     path = settings_path(scope, project_dir)
     target = os.path.realpath(path)  # write through a symlink, never over it
     old = _read(target)
     before = old if old is not None else ""
     _parse_or_raise(before, path)
-    specs = team_specs() if scope == "project" else hook_specs(python, package_dir)
+    if version == "detect":
+        version = client_version() if scope != "project" else None
+    events, skipped, skipped_why = registered_events(
+        scope, version if isinstance(version, tuple) else None
+    )
+    specs = team_specs(events) if scope == "project" else hook_specs(python, package_dir, events)
     if package_dir is None:  # the running package: its hook scripts must be there
         _check_scripts()
     if statusline and scope == "project":
@@ -484,6 +563,9 @@ def install(
         warnings,
         launcher=launcher,
         launcher_changed=launcher_text_new is not None,
+        skipped=skipped,
+        skipped_why=skipped_why,
+        client_version=version if isinstance(version, tuple) else None,
         statusline=statusline_action,
     )
 
@@ -884,7 +966,12 @@ def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> VerifyResult:
         result.problems.append(f"{path} does not exist")
         return result
     commands = {r.event: (r.command, r.timeout) for r in settings.registrations(text)}
-    missing = [event for event, _, _ in HOOK_TABLE if event not in commands]
+    # A version-gated event (claude_code.MIN_VERSIONS) is left out for older clients.
+    missing = [
+        event
+        for event, _, _ in HOOK_TABLE
+        if event not in commands and event not in claude_code.MIN_VERSIONS
+    ]
     if missing:
         result.problems.append(f"no ctxmode handler for {', '.join(missing)} in {path}")
         return result

@@ -48,6 +48,7 @@ class HookInput:
     __slots__ = (
         "agent_id",
         "agent_type",
+        "compact_summary",
         "custom_instructions",
         "cwd",
         "error",
@@ -94,6 +95,8 @@ class HookInput:
         self.trigger = _str(raw.get("trigger"))
         self.reason = _str(raw.get("reason"))
         self.custom_instructions = _str(raw.get("custom_instructions"))
+        # PostCompact: the summary the model wrote of the conversation it replaces.
+        self.compact_summary = _str(raw.get("compact_summary"))
         # Set by the harness: the project (paths.project_dir) and the payload's size in
         # bytes as read from stdin (the raw tool traffic this call stands for).
         self.project_dir = ""

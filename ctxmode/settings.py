@@ -40,6 +40,7 @@ SHIMS: Mapping[str, str] = {
     "PreCompact": "pre_compact",
     "SessionStart": "session_start",
     "SessionEnd": "session_end",
+    "PostCompact": "post_compact",
 }
 
 _SHIM_NAMES = "|".join(sorted(SHIMS.values(), key=len, reverse=True))

@@ -13,6 +13,10 @@ Two byte counts, each counted once (the README defines them for users):
 A snapshot's bytes count for the session it was built from (the events it stands for),
 whichever session claimed it; a search's bytes count for the session that ran it.
 
+``bytes_avoided`` is no measure of what ctxmode adds to a compacted session. That figure
+is per compaction (``compaction_coverage``): the key items the snapshot restored that the
+client's own summary of the compaction did not carry (``ctxmode.snapshot.coverage``).
+
 Not on the hot path: only the CLI imports this module.
 """
 
@@ -39,6 +43,9 @@ COUNTERS = (
     "search_bytes",
     "bytes_returned",
     "bytes_avoided",
+    "summaries",
+    "key_items",
+    "key_items_kept",
 )
 
 
@@ -59,13 +66,51 @@ def _by_category(counts: dict[str, int]) -> dict[str, int]:
     return {c: counts[c] for c in known + extra}
 
 
+def compaction_coverage(
+    snapshots: list[dict[str, Any]], rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per compaction of one session (its ``compact`` snapshot rows, with their text, and
+    its ``compaction`` rows): the summary recorded or not, the snapshot given (``full``,
+    ``pointer`` or ``none``), and what the summary kept of the snapshot's key items."""
+    from ctxmode.snapshot.coverage import coverage
+    from ctxmode.snapshot.repeat import pointer_since
+
+    by_seq = {int(r["compact_seq"]): r for r in snapshots if r.get("kind") == "compact"}
+    row_of = {int(r["compact_seq"]): r for r in rows}
+    out = []
+    for seq in sorted(set(by_seq) | set(row_of)):
+        row = row_of.get(seq) or {}
+        summary = row.get("summary")
+        text = by_seq[seq].get("snapshot") if seq in by_seq else None
+        since = pointer_since(str(text)) if text else None
+        found = coverage(str(text), summary) if text and since is None else None
+        out.append(
+            {
+                "compact_seq": seq,
+                "trigger": row.get("trigger") or "",
+                "origin": row.get("origin"),
+                "summary_recorded": summary is not None,
+                "summary_bytes": len(str(summary).encode("utf-8")) if summary else 0,
+                "snapshot": "none" if text is None else ("pointer" if since else "full"),
+                "unchanged_since": since,
+                "key_items": found["total"] if found else 0,
+                "summary_kept": found["kept"] if found else None,
+                "restored": found["restored"] if found else [],
+                "items": found["items"] if found else [],
+            }
+        )
+    return out
+
+
 def session_entry(
     meta: dict[str, Any],
     totals: list[tuple[str, str, int, int]],
     resumes: list[dict[str, Any]],
     tally: tuple[int, int],
+    compactions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """One session's statistics from its meta row, event totals, snapshot rows and searches."""
+    """One session's statistics from its meta row, event totals, snapshot rows, searches
+    and (``compaction_coverage``) its compactions."""
     categories: dict[str, int] = {}
     avoided = 0
     for _sid, category, count, nbytes in totals:
@@ -76,6 +121,9 @@ def session_entry(
     snapshot_bytes = sum(int(r.get("bytes") or 0) for r in claimed)
     searches, search_bytes = tally
     returned = snapshot_bytes + search_bytes
+    compactions = compactions or []
+    # Key items count where a summary can be held against a full snapshot.
+    judged = [c for c in compactions if c["summary_recorded"] and c["snapshot"] == "full"]
     return {
         "session_id": meta["session_id"],
         "project_dir": meta.get("project_dir"),
@@ -94,6 +142,10 @@ def session_entry(
         "bytes_returned": returned,
         "bytes_avoided": avoided,
         "ratio": ratio(avoided, returned),
+        "summaries": sum(1 for c in compactions if c["summary_recorded"]),
+        "key_items": sum(c["key_items"] for c in judged),
+        "key_items_kept": sum(int(c["summary_kept"] or 0) for c in judged),
+        "compaction_coverage": compactions,
     }
 
 
@@ -132,6 +184,13 @@ def collect(store: Store, session_id: str | None = None) -> dict[str, Any]:
     totals = store.event_totals()
     resumes = store.resume_sizes()
     tallies = store.search_tallies()
+    snapshots_of: dict[str, list[dict[str, Any]]] = {}
+    for snapshot in store.resumes(session_id):
+        if snapshot.get("kind") == "compact":
+            snapshots_of.setdefault(snapshot["session_id"], []).append(snapshot)
+    compactions_of: dict[str, list[dict[str, Any]]] = {}
+    for compaction in store.compactions(session_id):
+        compactions_of.setdefault(compaction["session_id"], []).append(compaction)
     known = {m["session_id"] for m in metas}
     totals_of: dict[str, list[tuple[str, str, int, int]]] = {}
     for row in totals:
@@ -145,6 +204,10 @@ def collect(store: Store, session_id: str | None = None) -> dict[str, Any]:
             totals_of.get(meta["session_id"], []),
             resumes_of.get(meta["session_id"], []),
             tallies.get(meta["session_id"], (0, 0)),
+            compaction_coverage(
+                snapshots_of.get(meta["session_id"], []),
+                compactions_of.get(meta["session_id"], []),
+            ),
         )
         for meta in metas
         if session_id is None or meta["session_id"] == session_id

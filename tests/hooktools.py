@@ -21,6 +21,7 @@ SHIMS = {
     "PreCompact": "pre_compact.py",
     "SessionStart": "session_start.py",
     "SessionEnd": "session_end.py",
+    "PostCompact": "post_compact.py",
 }
 
 

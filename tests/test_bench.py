@@ -464,6 +464,7 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "task_update",
         "pre_compact",
         "session_start_compact",
+        "post_compact",
         "session_end",
         "session_start_startup",
     ]

@@ -34,6 +34,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CTXMODE_NO_FTS", raising=False)
+    # No client version known (whatever PATH holds): PostCompact is neither registered
+    # nor expected unless a test says which Claude Code runs.
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "none")
     return home
 
 
@@ -124,7 +127,10 @@ def mask(text: str) -> str:
 # --------------------------------------------------------------------------- healthy
 
 
-def test_healthy_install_is_all_ok(home: Path, project: Path) -> None:
+def test_healthy_install_is_all_ok(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "2.1.197")
     installer.install("user")
     record_session(project)
     result = CliRunner().invoke(main, ["doctor"], catch_exceptions=False)
@@ -146,9 +152,9 @@ def test_healthy_install_is_all_ok(home: Path, project: Path) -> None:
         "  ok    config        defaults\n"
         "\n"
         "Claude Code hooks\n"
-        "  ok    registration  all six events registered in 1 file\n"
+        "  ok    registration  all seven events registered in 1 file\n"
         "                      user: ~/.claude/settings.json: PostToolUse, PostToolUseFailure, "
-        "UserPromptSubmit, PreCompact, SessionStart, SessionEnd\n"
+        "UserPromptSubmit, PreCompact, SessionStart, SessionEnd, PostCompact\n"
         "\n"
         "This project's store\n"
         "  ok    store         schema 3, <size>, 1 session, 3 events, last event <age> ago, "
@@ -526,8 +532,77 @@ def test_plugin_only_is_ok(home: Path, project: Path) -> None:
     settings_file(home, {"enabledPlugins": {"ctxmode@local": True}})
     found = checks(project)
     assert found["registration"].status == "ok"
-    assert found["registration"].summary == "all six events registered by the plugin"
+    assert found["registration"].summary == "all seven events registered by the plugin"
     assert "plugin" not in found
+
+
+@pytest.mark.parametrize(
+    ("installed_for", "running", "status", "summary"),
+    [
+        (
+            "2.1.50",
+            "2.1.50",
+            "ok",
+            "all six core events registered in 1 file; PostCompact not: Claude Code 2.1.50 "
+            "does not have it (a settings file naming it would be skipped whole)",
+        ),
+        (
+            "2.1.50",
+            "2.1.197",
+            "warn",
+            "all six core events registered in 1 file; PostCompact not, though Claude Code "
+            "2.1.197 has it: compaction summaries are not recorded",
+        ),
+        (
+            "none",
+            "none",
+            "ok",
+            "all six core events registered in 1 file; PostCompact not (Claude Code's "
+            "version unknown)",
+        ),
+        ("2.1.197", "2.1.197", "ok", "all seven events registered in 1 file"),
+    ],
+)
+def test_postcompact_is_expected_only_where_the_client_has_it(
+    home: Path,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    installed_for: str,
+    running: str,
+    status: str,
+    summary: str,
+) -> None:
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, installed_for)
+    installer.install("user")
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, running)
+    found = checks(project)["registration"]
+    assert (found.status, found.summary) == (status, summary)
+
+
+def test_a_shared_project_file_without_postcompact_is_as_designed(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "2.1.197")
+    installer.install("project", str(project))
+    found = checks(project)["registration"]
+    assert (found.status, found.summary) == (
+        "ok",
+        "all six core events registered in 1 file; PostCompact not: a file shared with "
+        "the team never names it (an older client would skip the whole file)",
+    )
+
+
+def test_the_plugin_on_a_client_without_postcompact_fails(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings_file(home, {"enabledPlugins": {"ctxmode@local": True}})
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "2.1.60")
+    found = checks(project)["events"]
+    assert found.status == "fail"
+    assert found.summary == (
+        "the ctxmode plugin registers PostCompact, which Claude Code 2.1.60 does not know: "
+        "it skips the plugin's hooks"
+    )
 
 
 def test_other_memory_tools(home: Path, project: Path) -> None:

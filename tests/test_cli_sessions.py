@@ -184,6 +184,8 @@ def test_show_snapshot_newest_of_newest_session(populated: str, project: Path) -
     assert mask(result.output) == (
         f"snapshot #1 (compact) of session {NEW}: 268 bytes, 3 events, taken <age>; "
         "unclaimed: this session's next SessionStart (compact) or prompt injects it\n"
+        "compaction 1: no summary recorded; the snapshot restored 2 key items: request Fix "
+        "the flaky login test & add retries, file tests/test_login.py\n"
         '<session_resume session="bbbb2222" compaction="1" events="3">\n'
         "  <requests>\n"
         '    <prompt intent="fix">Fix the flaky login test &amp; add retries</prompt>\n'
@@ -206,6 +208,7 @@ def test_show_snapshot_by_prefix_and_seq(populated: str, project: Path) -> None:
     assert mask(result.output) == (
         f"snapshot #1 (compact) of session {OLD}: 17 bytes, 2 events, taken <age>; "
         f"claimed by session {OLD} <age>\n"
+        "compaction 1: no summary recorded; the snapshot restored 0 key items\n"
         "<session_resume />\n"
     )
 

@@ -106,6 +106,25 @@ SESSION_A = {
     "bytes_returned": 759,
     "bytes_avoided": 6500,
     "ratio": 8.56,
+    "summaries": 0,
+    "key_items": 0,
+    "key_items_kept": 0,
+    "compaction_coverage": [
+        {
+            "compact_seq": seq,
+            "trigger": "",
+            "origin": None,
+            "summary_recorded": False,
+            "summary_bytes": 0,
+            "snapshot": "full",
+            "unchanged_since": None,
+            "key_items": 0,
+            "summary_kept": None,
+            "restored": [],
+            "items": [],
+        }
+        for seq in (1, 2)
+    ],
 }
 SESSION_B = {
     "session_id": B,
@@ -125,6 +144,10 @@ SESSION_B = {
     "bytes_returned": 34,
     "bytes_avoided": 100,
     "ratio": 2.94,
+    "summaries": 0,
+    "key_items": 0,
+    "key_items_kept": 0,
+    "compaction_coverage": [],
 }
 
 
@@ -168,6 +191,9 @@ def test_json_on_a_known_store(project: Path) -> None:
             "other_searches": 2,
             "other_search_bytes": 130,
             "ratio": 7.15,
+            "summaries": 0,
+            "key_items": 0,
+            "key_items_kept": 0,
         },
         "sessions": [SESSION_B, SESSION_A],  # most recently active first
     }
@@ -221,6 +247,9 @@ def test_human_output(project: Path) -> None:
         "  returned     759 B into the context (snapshots 59, searches 700)\n"
         "  avoided      6,500 B (6.3 KiB) of raw tool traffic stood for\n"
         "  ratio        8.6 : 1 (avoided : returned)\n"
+        "  summaries    none recorded (PostCompact not registered, or Claude Code before 2.1.76)\n"
+        "    compaction 1: no summary recorded; the snapshot restored 0 key items\n"
+        "    compaction 2: no summary recorded; the snapshot restored 0 key items\n"
         "\n"
         "overall (2 sessions)\n"
         "  events       6 stored: file 3, git 1, prompt 1, error 1\n"
@@ -229,6 +258,7 @@ def test_human_output(project: Path) -> None:
         "  returned     923 B into the context (snapshots 93, searches 830)\n"
         "  avoided      6,600 B (6.4 KiB) of raw tool traffic stood for\n"
         "  ratio        7.2 : 1 (avoided : returned)\n"
+        "  summaries    none recorded (PostCompact not registered, or Claude Code before 2.1.76)\n"
         "  (the searches include 2 run outside a stored session: 130 B)\n"
     )
 

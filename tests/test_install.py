@@ -15,7 +15,11 @@ from click.testing import CliRunner
 
 import ctxmode
 from ctxmode import installer, settings
+from ctxmode.hosts import claude_code
 from ctxmode.installer import HOOK_TABLE, InstallError, install, uninstall
+
+# What install registers for a client of unknown version: every event but the gated ones.
+CORE_TABLE = tuple(row for row in HOOK_TABLE if row[0] not in claude_code.MIN_VERSIONS)
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = os.path.dirname(ctxmode.__file__)
@@ -47,6 +51,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    # No Claude Code on this machine as far as install can tell, whatever PATH holds:
+    # the version-gated events (PostCompact) are left out unless a test says otherwise.
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "none")
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
@@ -77,10 +84,14 @@ def expected_commands(python: str = sys.executable, package: str = PACKAGE) -> d
     }
 
 
-def expected_hooks(python: str = sys.executable, package: str = PACKAGE) -> dict[str, Any]:
+def expected_hooks(
+    python: str = sys.executable,
+    package: str = PACKAGE,
+    table: Any = CORE_TABLE,
+) -> dict[str, Any]:
     commands = expected_commands(python, package)
     hooks: dict[str, Any] = {}
-    for event, timeout, matcher in HOOK_TABLE:
+    for event, timeout, matcher in table:
         group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
         group["hooks"] = [{"type": "command", "command": commands[event], "timeout": timeout}]
         hooks[event] = [group]
@@ -102,7 +113,9 @@ def test_hook_table_is_the_decided_one() -> None:
         ("PreCompact", 30, None),
         ("SessionStart", 30, "startup|resume|clear|compact|fork"),
         ("SessionEnd", 5, None),
+        ("PostCompact", 10, None),
     )
+    assert claude_code.MIN_VERSIONS == {"PostCompact": (2, 1, 76)}
 
 
 @pytest.mark.parametrize(
@@ -223,7 +236,7 @@ def test_project_scopes(home: Path, project: Path, scope: str, name: str) -> Non
 
 def team_hooks() -> dict[str, Any]:
     hooks: dict[str, Any] = {}
-    for event, timeout, matcher in HOOK_TABLE:
+    for event, timeout, matcher in CORE_TABLE:  # a shared file never names a gated event
         command = (
             "[ -x ~/.local/bin/ctxmode-hook ] && exec ~/.local/bin/ctxmode-hook "
             f"{settings.SHIMS[event]}; exit 0"
@@ -426,7 +439,9 @@ def test_upgrade_from_a_stale_path(home: Path) -> None:
     assert result.action == "updated"
     text = path.read_text()
     assert "venv-0.0.9" not in text
-    assert [r.command for r in settings.registrations(text)] == list(expected_commands().values())
+    assert [r.command for r in settings.registrations(text)] == [
+        expected_commands()[event] for event, _, _ in CORE_TABLE
+    ]
     assert json.loads(Path(result.backup).read_text())["hooks"]["SessionEnd"][0]["hooks"][0][
         "command"
     ] == (  # type: ignore[arg-type]
@@ -434,6 +449,88 @@ def test_upgrade_from_a_stale_path(home: Path) -> None:
     )
     assert uninstall("user").action == "removed"
     assert path.read_text() == REALISTIC
+
+
+# --- events only newer clients know (PostCompact) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "registered"),
+    [
+        ((2, 1, 197), True),
+        ((2, 1, 76), True),
+        ((2, 1, 75), False),  # would skip the whole settings file
+        (None, False),  # unknown: nothing the client might not know
+    ],
+)
+def test_postcompact_is_registered_only_for_a_client_that_has_it(
+    home: Path, version: tuple[int, ...] | None, registered: bool
+) -> None:
+    path = write(user_settings(home), REALISTIC)
+    result = install("user", version=version)
+    hooks = json.loads(path.read_text())["hooks"]
+    assert ("PostCompact" in hooks) is registered
+    assert result.hooks == (7 if registered else 6)
+    assert result.skipped == (() if registered else ("PostCompact",))
+    assert result.client_version == version
+    if not registered:
+        assert "PostCompact needs Claude Code 2.1.76" in result.skipped_why
+    # Either way, uninstall gives back the file byte for byte.
+    assert uninstall("user").action == "removed"
+    assert path.read_text() == REALISTIC
+
+
+def test_a_newer_client_gets_postcompact_added_and_an_older_one_removed(home: Path) -> None:
+    path = user_settings(home)
+    install("user", version=(2, 1, 50))
+    assert "PostCompact" not in json.loads(path.read_text())["hooks"]
+    assert install("user", version=(2, 1, 197)).action == "updated"
+    assert json.loads(path.read_text())["hooks"] == expected_hooks(table=HOOK_TABLE)
+    # Back to an older client (a downgrade): the entry it would reject goes.
+    install("user", version=(2, 1, 50))
+    assert json.loads(path.read_text())["hooks"] == expected_hooks()
+
+
+def test_the_shared_project_file_never_names_postcompact(home: Path, project: Path) -> None:
+    result = install("project", str(project), version=(2, 1, 197))
+    assert (
+        "PostCompact"
+        not in json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    )
+    assert result.skipped == ("PostCompact",)
+    assert "a teammate's older client would skip the whole shared file" in result.skipped_why
+
+
+def test_client_version_from_the_environment_or_claude_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert claude_code.parse_version("2.1.197 (Claude Code)\n") == (2, 1, 197)
+    assert claude_code.parse_version("Claude Code") is None
+    assert installer.client_version({"CTXMODE_CLAUDE_VERSION": "2.1.80"}) == (2, 1, 80)
+    assert installer.client_version({"CTXMODE_CLAUDE_VERSION": "none"}) is None
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"
+    fake.write_text("#!/bin/sh\necho '2.1.76 (Claude Code)'\n")
+    fake.chmod(0o755)
+    assert installer.client_version({"PATH": str(bin_dir)}) == (2, 1, 76)
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    assert installer.client_version({"PATH": str(bin_dir)}) is None
+    assert installer.client_version({"PATH": str(tmp_path / "nowhere")}) is None
+
+
+def test_cli_says_when_the_client_is_too_old(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "2.1.50")
+    result = cli("install")
+    assert result.exit_code == 0, result.output
+    assert (
+        "note: PostCompact not registered: PostCompact needs Claude Code 2.1.76; this machine "
+        "runs 2.1.50"
+    ) in result.output
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "2.1.197")
+    result = cli("install")
+    assert "note:" not in result.output
+    assert "PostCompact" in json.loads(user_settings(home).read_text())["hooks"]
 
 
 # --- refusals ------------------------------------------------------------------------

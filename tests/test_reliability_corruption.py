@@ -66,6 +66,7 @@ SILENT_CALLS = [
     ("PreCompact", _call("PreCompact", trigger="auto")),
     ("PostToolUseFailure", _call("PostToolUseFailure", tool_name="Bash", error="Exit code 1")),
     ("SessionEnd", _call("SessionEnd", reason="other")),
+    ("PostCompact", _call("PostCompact", trigger="auto", compact_summary="<summary>s</summary>")),
 ]
 
 

@@ -56,6 +56,7 @@ CASES: tuple[Case, ...] = (
     Case("UserPromptSubmit", "UserPromptSubmit", "prompt", 2.5),
     Case("PreCompact (1,000 events)", "PreCompact", "pre_compact", 3.5),
     Case("SessionStart compact (1,000 events)", "SessionStart", "session_start_compact", 3.0),
+    Case("PostCompact", "PostCompact", "post_compact"),
     Case("SessionEnd (1,000 events)", "SessionEnd", "session_end"),
     Case("SessionStart startup", "SessionStart", "session_start_startup"),
     # Not a hook, but run as often (after each message): held to a capture hook's bounds.

@@ -85,7 +85,9 @@ def install(
     """Register ctxmode's hooks in a Claude Code settings file.
 
     Adds one handler for each of PostToolUse, PostToolUseFailure, UserPromptSubmit,
-    PreCompact, SessionStart and SessionEnd, running this interpreter on the installed
+    PreCompact, SessionStart and SessionEnd, and PostCompact where the Claude Code
+    found (`claude --version`, or $CTXMODE_CLAUDE_VERSION) is 2.1.76 or newer (an older
+    client would skip the whole file), running this interpreter on the installed
     hook scripts. Other entries are left exactly as they are; a backup of the previous
     file is kept as settings.json.ctxmode-backup. Running it again changes nothing;
     after an upgrade it replaces ctxmode's old entries.
@@ -106,6 +108,11 @@ def install(
     except installer.InstallError as exc:
         raise click.ClickException(str(exc)) from None
     _warn(result.warnings)
+    if result.skipped and result.client_version is not None:
+        # An unknown version or a shared file is not news at each install: doctor says it.
+        click.echo(
+            f"note: {', '.join(result.skipped)} not registered: {result.skipped_why}", err=True
+        )
     where = installer.display_path(result.path)
     if dry_run:
         click.echo(installer.preview(result), nl=False)

@@ -206,10 +206,22 @@ def show_snapshot_cmd(
     """Show a stored <session_resume> snapshot, pretty-printed.
 
     The newest snapshot of SESSION (an id or a unique prefix), or of the most recently
-    active session that has one; a header line says whether it was injected yet.
+    active session that has one; a header line says whether it was injected yet, and for
+    a compaction what the client's summary kept of the snapshot's key items.
     """
+    from ctxmode.cli.stats import coverage_line
+    from ctxmode.stats import compaction_coverage
+
     with open_store(project) as store:
         resume = choose_resume(store, session, seq, kind)
+        found = None
+        if resume["kind"] == "compact":
+            rows = [
+                row
+                for row in store.compactions(resume["session_id"])
+                if row["compact_seq"] == resume["compact_seq"]
+            ]
+            found = compaction_coverage([resume], rows)[0]
     snapshot = str(resume["snapshot"])
     size = len(snapshot.encode("utf-8"))
     click.echo(
@@ -220,6 +232,8 @@ def show_snapshot_cmd(
             f"{relative_time(resume['created_at'])}; {claim_state(resume)}"
         )
     )
+    if found is not None and not raw:
+        click.echo(visible(coverage_line(found)))
     # Invisible and direction-changing characters as escapes (snapshots stored by an older
     # ctxmode may hold them raw).
     body = visible((snapshot if raw else pretty_xml(snapshot)).rstrip("\n"))

@@ -33,6 +33,53 @@ def _ratio(entry: dict[str, Any]) -> str:
     return f"{entry['ratio']:,.1f} : 1 (avoided : returned)"
 
 
+RESTORED_SHOWN = 8  # key items named per compaction; the rest are counted
+
+
+def coverage_line(found: dict[str, Any]) -> str:
+    """One compaction: what its summary kept, and what the snapshot restored beyond it."""
+    trigger = f" ({found['trigger']})" if found["trigger"] else ""
+    head = f"compaction {found['compact_seq']}{trigger}: "
+    if found["snapshot"] == "pointer":
+        return (
+            head
+            + f"a one-line pointer, nothing new since compaction {found['unchanged_since']}"
+            + ("" if found["summary_recorded"] else "; no summary recorded")
+        )
+    if found["snapshot"] == "none":
+        return head + "no snapshot" + ("; summary recorded" if found["summary_recorded"] else "")
+    restored = found["restored"]
+    named = ", ".join(restored[:RESTORED_SHOWN])
+    if len(restored) > RESTORED_SHOWN:
+        named += f" and {len(restored) - RESTORED_SHOWN} more"
+    if not found["summary_recorded"]:
+        text = "no summary recorded; the snapshot restored " + plural(
+            found["key_items"], "key item"
+        )
+        return head + text + (f": {named}" if named else "")
+    text = f"the summary kept {found['summary_kept']} of {plural(found['key_items'], 'key item')}"
+    if not restored:
+        return head + text + "; the snapshot restored nothing it lacked"
+    return head + text + f"; the snapshot restored: {named}"
+
+
+def summaries_line(entry: dict[str, Any]) -> str | None:
+    """The summaries of a session or overall, or None when nothing compacted."""
+    if not entry["compactions"] and not entry["summaries"]:
+        return None
+    if not entry["summaries"]:
+        return (
+            "  summaries    none recorded (PostCompact not registered, or Claude Code "
+            "before 2.1.76)"
+        )
+    kept, total = entry["key_items_kept"], entry["key_items"]
+    return (
+        f"  summaries    {_n(entry['summaries'])} recorded; they kept {_n(kept)} of "
+        f"{plural(total, 'key item', grouped=True)} of the snapshots, which restored "
+        f"the other {_n(total - kept)}"
+    )
+
+
 def entry_lines(entry: dict[str, Any]) -> list[str]:
     """The indented lines shared by a session and the overall block."""
     categories = ", ".join(f"{c} {_n(n)}" for c, n in entry["events_by_category"].items())
@@ -49,6 +96,10 @@ def entry_lines(entry: dict[str, Any]) -> list[str]:
         f"  avoided      {_size(entry['bytes_avoided'])} of raw tool traffic stood for",
         f"  ratio        {_ratio(entry)}",
     ]
+    summaries = summaries_line(entry)
+    if summaries is not None:
+        lines.append(summaries)
+    lines.extend(f"    {coverage_line(found)}" for found in entry.get("compaction_coverage", ()))
     return lines
 
 
@@ -93,7 +144,11 @@ def stats(project: str | None, session: str | None, as_json: bool) -> None:
 
     bytes_returned: what ctxmode put into the model's context (claimed snapshots and
     the output of searches the model ran). bytes_avoided: the raw tool traffic
-    (tool input and response) that the stored events stand for.
+    (tool input and response) that the stored events stand for, not a saving.
+
+    Per compaction: what the client's summary kept of the snapshot's key items (files
+    changed, open tasks, last commit, unresolved errors, last request, standing
+    instructions), and the ones only the snapshot restored.
     """
     with open_store(project) as store:
         try:

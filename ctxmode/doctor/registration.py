@@ -19,6 +19,7 @@ from ctxmode.doctor.settings_files import (
     settings_paths,
 )
 from ctxmode.doctor.switches import switch_checks
+from ctxmode.hosts import claude_code
 from ctxmode.settings import Registration
 from ctxmode.wording import plural
 
@@ -62,7 +63,7 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
     return [
         *checks,
         *stale_path_checks(registered, ctx),
-        *event_checks(registered, plugin_keys, files, ctx.env),
+        *event_checks(registered, plugin_keys, files, ctx.env, _client_version(ctx)),
         *matcher_checks(registered, ctx),
         *duplicate_checks(registered),
         *plugin_checks(registered, plugin_keys),
@@ -159,16 +160,76 @@ def stale_path_checks(registered: Registered, ctx: Context) -> list[Check]:
     ]
 
 
+_NUMBERS = {5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def _client_version(ctx: Context) -> tuple[int, ...] | None:
+    from ctxmode.installer import client_version
+
+    return client_version(ctx.env)
+
+
+def _gated_note(missing: Sequence[str], version: tuple[int, ...] | None) -> tuple[str, str, str]:
+    """(status, words, fix) for version-gated events not registered (``MIN_VERSIONS``)."""
+    from ctxmode.installer import CLIENT_VERSION_ENV, version_text
+
+    names = ", ".join(missing)
+    if version is None:
+        return (
+            OK,
+            f"{names} not (Claude Code's version unknown)",
+            f"{CLIENT_VERSION_ENV}=<version> ctxmode install",
+        )
+    lacking = [event for event in missing if version < claude_code.MIN_VERSIONS[event]]
+    if len(lacking) == len(missing):
+        return (
+            OK,
+            f"{names} not: Claude Code {version_text(version)} does not have "
+            f"{'it' if len(missing) == 1 else 'them'} (a settings file naming "
+            f"{'it' if len(missing) == 1 else 'them'} would be skipped whole)",
+            "",
+        )
+    return (
+        WARN,
+        f"{names} not, though Claude Code {version_text(version)} has "
+        f"{'it' if len(missing) == 1 else 'them'}: compaction summaries are not recorded",
+        "ctxmode install (adds it)",
+    )
+
+
 def event_checks(
     registered: Registered,
     plugin_keys: PluginKeys,
     files: Sequence[SettingsFile],
     env: Mapping[str, str],
+    version: tuple[int, ...] | None = None,
 ) -> list[Check]:
     """Missing events (over all scopes, as Claude Code merges them; the plugin has all),
-    else where the hooks come from."""
+    else where the hooks come from. An event only newer clients know (PostCompact) is
+    expected only where the client has it."""
     present = {reg.event for _, reg in registered}
-    missing = [event for event in settings.SHIMS if event not in present]
+    gated = [e for e in settings.SHIMS if e in claude_code.MIN_VERSIONS and e not in present]
+    missing = [
+        event
+        for event in settings.SHIMS
+        if event not in present and event not in claude_code.MIN_VERSIONS
+    ]
+    if plugin_keys and version is not None:
+        old = [e for e, least in claude_code.MIN_VERSIONS.items() if version < least]
+        if old:
+            from ctxmode.installer import version_text
+
+            return [
+                Check(
+                    "hooks",
+                    "events",
+                    FAIL,
+                    f"the ctxmode plugin registers {', '.join(old)}, which Claude Code "
+                    f"{version_text(version)} does not know: it skips the plugin's hooks",
+                    "update Claude Code (claude update), or use `ctxmode install` instead "
+                    "of the plugin",
+                )
+            ]
     if missing and not plugin_keys:
         core = [event for event in missing if event in CORE_EVENTS]
         return [
@@ -178,7 +239,7 @@ def event_checks(
                 FAIL if core else WARN,
                 f"no ctxmode hook for {', '.join(missing)}"
                 + (": nothing is recorded or injected there" if core else ""),
-                "ctxmode install (it registers all six events)",
+                "ctxmode install (it registers every event)",
             )
         ]
     details = []
@@ -188,17 +249,38 @@ def event_checks(
             details.append(f"{info.scope}: {display(info.path, env)}: {events}")
         for key in info.plugins:
             details.append(f"{info.scope}: {display(info.path, env)}: plugin {key} enabled")
+    where = (
+        f" in {plural(len({info.scope for info, _ in registered}), 'file')}"
+        if registered
+        else " by the plugin"
+    )
+    if plugin_keys or not gated:
+        total = len(settings.SHIMS)
+        return [
+            Check(
+                "hooks",
+                "registration",
+                OK,
+                f"all {_NUMBERS.get(total, str(total))} events registered{where}",
+                details=tuple(details),
+            )
+        ]
+    if all(info.scope == "project" for info, _ in registered):
+        status, fix = OK, ""
+        note = (
+            f"{', '.join(gated)} not: a file shared with the team never names "
+            f"{'it' if len(gated) == 1 else 'them'} (an older client would skip the whole file)"
+        )
+    else:
+        status, note, fix = _gated_note(gated, version)
+    n_core = len(settings.SHIMS) - len(gated)
     return [
         Check(
             "hooks",
             "registration",
-            OK,
-            "all six events registered"
-            + (
-                f" in {plural(len({info.scope for info, _ in registered}), 'file')}"
-                if registered
-                else " by the plugin"
-            ),
+            status,
+            f"all {_NUMBERS.get(n_core, str(n_core))} core events registered{where}; {note}",
+            fix,
             details=tuple(details),
         )
     ]

@@ -124,7 +124,7 @@ def jobs(inp: HookInput) -> list[Job]:
 # -- the choke point -----------------------------------------------------------------------
 
 # The payload fields that carry content; the envelope (ids, cwd, tool name) is left alone.
-CONTENT_FIELDS = ("tool_input", "tool_response", "error", "prompt")
+CONTENT_FIELDS = ("tool_input", "tool_response", "error", "prompt", "compact_summary")
 # Text no extractor reads is dropped, not masked (nothing of it is stored, and a 200 KB
 # file then costs nothing): the file tools' contents, the results of searches and
 # fetches (their extractors read the pattern, the URL and the counts), and the whole

@@ -105,7 +105,36 @@ HOOKS: tuple[tuple[str, int, str | None], ...] = (
     # came as "resume"); an unknown name in the alternation is harmless for older clients.
     ("SessionStart", 30, "startup|resume|clear|compact|fork"),
     ("SessionEnd", 5, None),
+    # The client's summary of each compaction (ctxmode stats compares it with the snapshot).
+    ("PostCompact", 10, None),
 )
+
+# Events only newer clients know, with the first version that has them. A client older
+# than 2.1.101 rejects a settings file naming an event it does not know as a whole (every
+# setting in it is skipped, not only the hook), so these are registered only where the
+# installed client has them (``ctxmode install`` asks ``claude --version``).
+MIN_VERSIONS: dict[str, tuple[int, ...]] = {"PostCompact": (2, 1, 76)}
+VERSION_COMMAND = ("claude", "--version")  # prints e.g. "2.1.197 (Claude Code)"
+
+
+def parse_version(text: str) -> tuple[int, ...] | None:
+    """The version in ``claude --version``'s output (its first dotted number), or None."""
+    for word in text.split():
+        parts = word.split(".")
+        if len(parts) >= 2 and all(p.isdecimal() for p in parts):
+            return tuple(int(p) for p in parts)
+    return None
+
+
+def events_for(version: tuple[int, ...] | None) -> tuple[str, ...]:
+    """The events to register for a client of ``version`` (None: unknown, so none of the
+    version-gated ones)."""
+    return tuple(
+        event
+        for event, _timeout, _matcher in HOOKS
+        if event not in MIN_VERSIONS or (version is not None and version >= MIN_VERSIONS[event])
+    )
+
 
 # Settings: JSON, {"hooks": {event: [{"matcher": ..., "hooks": [{"type": "command",
 # "command": ..., "timeout": ...}]}]}}, in the user's directory and the project's.

@@ -12,6 +12,7 @@ One class, :class:`Store`, composed of one part per subject, each in its module:
 - ``resumes`` — snapshots: save, number, claim (exactly one racing claimer wins), retire.
 - ``search`` — the query language, FTS5/LIKE matching, ranking, snippets.
 - ``maintenance`` — the integrity check, vacuum, and the figures ``ctxmode stats`` reads.
+- ``compactions`` — the client's summary of each compaction, beside its snapshot.
 - ``values`` — stamps, bindable text, rows (what the store raises is in ``connection``).
 
 Why mixins: each method is written once, in its subject's module, on the shared
@@ -169,6 +170,29 @@ class Store(Events, Sessions, Resumes):
         from ctxmode.store.maintenance import resume_sizes
 
         return resume_sizes(self.conn, session_id)
+
+    @guarded
+    def record_compaction(self, session_id: str, compact_seq: int, trigger: str = "") -> None:
+        """The row of the session's compaction ``compact_seq`` (origin ``hook``), made
+        when its snapshot is saved; an existing row is kept (see ``store/compactions.py``)."""
+        from ctxmode.store.compactions import record_compaction
+
+        record_compaction(self.conn, session_id, compact_seq, trigger)
+
+    @guarded
+    def add_compaction_summary(self, session_id: str, summary: str, trigger: str = "") -> int:
+        """Put the client's (masked) summary on the session's newest compaction without
+        one, or on a new row; never replaces a summary. Returns its ``compact_seq``."""
+        from ctxmode.store.compactions import add_summary
+
+        return add_summary(self.conn, session_id, summary, trigger)
+
+    @guarded
+    def compactions(self, session_id: str | None = None) -> list[dict[str, Any]]:
+        """Compaction rows (all columns, the summary included), by session and number."""
+        from ctxmode.store.compactions import compactions
+
+        return compactions(self.conn, session_id)
 
     @guarded
     def record_search(self, session_id: str, output_bytes: int) -> None:

@@ -203,6 +203,29 @@ class Resumes(Connection):
         return rows[0] if rows else None
 
     @guarded
+    def compact_history(
+        self, session_id: str, *, limit: int = 8, skip_head: str | None = None
+    ) -> list[tuple[int, str, bool]]:
+        """The session's newest compaction snapshots, newest first, as ``(compact_seq,
+        text, handed over)``: handed over = claimed by a session (not retired unread, not
+        waiting). ``skip_head``: leave out snapshots whose first 400 characters hold it
+        (the caller's marker of a kind of snapshot; the store does not read snapshots)."""
+        sql = (
+            "SELECT compact_seq, snapshot, consumed, consumed_by FROM session_resume "
+            "WHERE session_id = ? AND kind = 'compact'"
+        )
+        params: list[object] = [as_text(session_id)]
+        if skip_head:
+            sql += " AND instr(substr(snapshot, 1, 400), ?) = 0"
+            params.append(skip_head)
+        sql += " ORDER BY compact_seq DESC, id DESC LIMIT ?"
+        params.append(int(limit))
+        return [
+            (int(seq), str(text), bool(consumed) and by not in RETIRE_REASONS)
+            for seq, text, consumed, by in self.conn.execute(sql, params).fetchall()
+        ]
+
+    @guarded
     def resumes(self, session_id: str | None = None) -> list[dict[str, Any]]:
         """Snapshot rows (all columns), oldest first."""
         if session_id is None:

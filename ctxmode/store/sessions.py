@@ -176,6 +176,8 @@ def _delete_sessions(conn: _sqlite3.Connection, session_ids: Iterable[str]) -> i
     for sid in session_ids:
         deleted += conn.execute("DELETE FROM session_events WHERE session_id = ?", (sid,)).rowcount
         conn.execute("DELETE FROM session_resume WHERE session_id = ?", (sid,))
+        # The client's summaries of its compactions (schema 3) are the session's text too.
+        conn.execute("DELETE FROM compaction WHERE session_id = ?", (sid,))
         conn.execute("DELETE FROM session_meta WHERE session_id = ?", (sid,))
         # The session's search tally (see Store.record_search) goes with it.
         conn.execute("DELETE FROM store_meta WHERE key = ?", (SEARCH_TALLY_PREFIX + sid,))
