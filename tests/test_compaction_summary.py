@@ -237,6 +237,13 @@ def test_stats_and_show_snapshot_say_what_the_summary_kept(world: World) -> None
         "file ledger.py\n"
         "    compaction 2 (auto): no summary recorded; the snapshot restored 4 key items: "
     ) in text
+    (dumped,) = json.loads(cli("dump", "--json", "--project", str(world.dir), env=env).output)[
+        "sessions"
+    ]
+    assert [(c["compact_seq"], c["summary"]) for c in dumped["compactions"]] == [
+        (1, "The user asked: fix the rounding of invoice totals. rounding.py was edited."),
+        (2, None),
+    ]
     shown = cli("show-snapshot", "--seq", "1", "--project", str(world.dir), env=env).output
     assert shown.splitlines()[1] == (
         "compaction 1 (auto): the summary kept 2 of 3 key items; the snapshot restored: "

@@ -42,6 +42,7 @@ RESUME_FIELDS = (
     "created_at",
     "snapshot",
 )
+COMPACTION_FIELDS = ("compact_seq", "trigger", "origin", "summary", "summary_at", "created_at")
 
 
 def collect(
@@ -77,6 +78,11 @@ def collect(
         for resume in resumes:
             resume["state"] = snapshot_state(resume)  # unclaimed, claimed or retired
             resume["consumed"] = bool(resume["consumed"])
+        # Each compaction, with the client's own summary of it once one was recorded.
+        compactions = [
+            {name: row.get(name) for name in COMPACTION_FIELDS}
+            for row in store.compactions(session_id)
+        ]
         sessions.append(
             {
                 "session_id": session_id,
@@ -87,6 +93,7 @@ def collect(
                 "compact_count": meta.get("compact_count") or 0,
                 "events": events,
                 "resumes": resumes,
+                "compactions": compactions,
             }
         )
     return {"sessions": sessions}

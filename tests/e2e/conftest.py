@@ -105,9 +105,14 @@ def _record_version(request: pytest.FixtureRequest, record_property: Any) -> Ite
 
 
 @pytest.fixture(scope="session")
-def ctxmode_installed(tmp_path_factory: pytest.TempPathFactory) -> CtxmodeInstall:
-    """``./install.sh`` into a temporary HOME, once per test session (it builds a venv)."""
-    installed, seconds = install_ctxmode(tmp_path_factory.mktemp("e2e-install"))
+def ctxmode_installed(
+    tmp_path_factory: pytest.TempPathFactory, claude: ClaudeInstall
+) -> CtxmodeInstall:
+    """``./install.sh`` into a temporary HOME, once per test session (it builds a venv),
+    with the client on PATH as a user has it."""
+    installed, seconds = install_ctxmode(
+        tmp_path_factory.mktemp("e2e-install"), claude.executable.parent
+    )
     _timings.append(("install.sh", seconds))
     return installed
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -29,6 +30,8 @@ HOOK_EVENTS = (
     "PreCompact",
     "SessionStart",
     "SessionEnd",
+    # install.sh registers it because the client on PATH (claude --version) has it.
+    "PostCompact",
 )
 
 
@@ -40,14 +43,18 @@ class CtxmodeInstall:
     settings: dict[str, Any]
 
 
-def install_ctxmode(base: Path) -> tuple[CtxmodeInstall, float]:
-    """``./install.sh`` as a user runs it, with HOME and CTXMODE_HOME under ``base``."""
+def install_ctxmode(base: Path, claude_bin: Path | None = None) -> tuple[CtxmodeInstall, float]:
+    """``./install.sh`` as a user runs it, with HOME and CTXMODE_HOME under ``base``, and
+    the client's folder ``claude_bin`` on PATH, as a user has it (install asks
+    ``claude --version`` which events the client knows)."""
     script = REPO / "install.sh"
     assert script.exists(), f"{script} does not exist: ctxmode cannot be installed the user's way"
     home = base / "home"
     data_root = base / "ctxmode-home"
     home.mkdir()
     env = claude_cli.hermetic_env({"CTXMODE_HOME": str(data_root)}, home=home)
+    if claude_bin is not None:
+        env["PATH"] = os.pathsep.join([str(claude_bin), env.get("PATH", "")])
     started = time.monotonic()
     proc = subprocess.run(
         ["bash", str(script)],
@@ -205,6 +212,21 @@ class Harness:
             f"session {session_id} is not in the store of {project}; sessions there: "
             f"{[s['session_id'] for s in doc['sessions']]}"
         )
+
+    def stats(self, project: Path, session_id: str) -> dict[str, Any]:
+        """``ctxmode stats --json`` of one session: its counters and per compaction what the
+        client's summary kept of the snapshot's key items."""
+        command = [str(self.ctx.ctxmode), "stats", "--json", "--project", str(project)]
+        out = subprocess.run(
+            [*command, "--session", session_id],
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.returncode == 0, f"ctxmode stats --json failed: {out.stderr[-2000:]}"
+        (session,) = json.loads(out.stdout)["sessions"]
+        return dict(session)
 
     @property
     def log_path(self) -> Path:

@@ -156,6 +156,27 @@ def assert_snapshot_names_work(snapshot: str, name: str, *, request: str, what: 
     return root
 
 
+def assert_summary_kept(h: Harness, proj: Path, sid: str, what: str) -> dict[str, Any]:
+    """PostCompact stored the client's summary of compaction 1 (masked, without its
+    <analysis>) beside its snapshot; stats says what the snapshot restored beyond it."""
+    rows = h.session(proj, sid).get("compactions", [])
+    assert [r["compact_seq"] for r in rows] == [1], f"{what}: compaction rows {rows}"
+    summary = rows[0]["summary"]
+    assert summary and "MOCK_SUMMARY" in summary, (
+        f"{what}: PostCompact did not store the client's summary: {rows[0]}"
+    )
+    assert "<analysis>" not in summary and "<summary>" not in summary, summary
+    (found,) = h.stats(proj, sid)["compaction_coverage"]
+    assert found["summary_recorded"] and found["snapshot"] == "full", found
+    # The mock's summary names none of the work: every key item came from the snapshot.
+    assert found["key_items"] >= 4 and found["summary_kept"] == 0, found
+    print(
+        f"\ne2e {what}: the summary kept {found['summary_kept']} of {found['key_items']} key "
+        f"items; the snapshot restored: {', '.join(found['restored'])}"
+    )
+    return found
+
+
 def no_resume_msg(req: Request, what: str, h: Harness) -> str:
     """Say what the model did not get, what it got instead, and what ctxmode logged."""
     errors = [p.split("\n", 1)[0].split("\t", 1)[-1] for p in h.log_problems()]
@@ -317,6 +338,8 @@ def manual_compact_scenario(h: Harness) -> None:
         "the model received a different snapshot than the one stored:\n"
         f"stored:\n{resumes[0]['snapshot']}\nreceived:\n{received[0]}"
     )
+    found = assert_summary_kept(h, proj, sid, "/compact")
+    assert "file src/pricing.py" in found["restored"], found
 
     # Consumed once: a later resume of the session is not handed the snapshot again
     # (the one copy left is the transcript's own).
@@ -369,6 +392,8 @@ def test_auto_compaction_mid_turn_gets_the_snapshot(e2e: Harness) -> None:
     assert resumes[0]["snapshot"].strip() == received[0].strip()
     writes = [e["data"]["path"] for e in events_of(session, "file_write")]
     assert writes == ["src/billing.py", "docs/VAT.md"], writes
+    found = assert_summary_kept(h, proj, sid, "auto-compaction")
+    assert found["trigger"] == "auto", found
     h.assert_clean()
 
 
