@@ -54,6 +54,9 @@ CREATED_DIRS_RECORD = "installed-dirs.json"
 
 # (event, timeout in seconds, matcher): the registration, a detail of the host.
 HOOK_TABLE: tuple[tuple[str, int, str | None], ...] = claude_code.HOOKS
+# The shim argument of a capture run in the background (= hookrun.BACKGROUND_FLAG; the
+# installer does not import the hook harness).
+BACKGROUND_FLAG = "--background"
 
 
 class InstallError(Exception):
@@ -157,9 +160,12 @@ def hook_specs(
     python: str | None = None,
     package_dir: str | None = None,
     events: Sequence[str] | None = None,
+    background: bool = False,
 ) -> list[HookSpec]:
     """ctxmode's handlers for an interpreter and an installed package directory
-    (``events``: only these; None: every event of the table)."""
+    (``events``: only these; None: every event of the table). ``background``: the
+    captures (``claude_code.BACKGROUND_EVENTS``) run with ``"async": true`` and say so
+    to their shim (``--background``, see ctxmode.inflight)."""
     python = _interpreter(python)
     package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
     specs = []
@@ -167,7 +173,11 @@ def hook_specs(
         if events is not None and event not in events:
             continue
         script = os.path.join(package_dir, "hooks", settings.SHIMS[event] + ".py")
-        specs.append(HookSpec(event, hook_command(python, script), timeout, matcher))
+        command = hook_command(python, script)
+        behind = background and event in claude_code.BACKGROUND_EVENTS
+        if behind:
+            command += " " + BACKGROUND_FLAG
+        specs.append(HookSpec(event, command, timeout, matcher, background=behind))
     return specs
 
 
@@ -501,7 +511,17 @@ def install(
     events, skipped, skipped_why = registered_events(
         scope, version if isinstance(version, tuple) else None
     )
-    specs = team_specs(events) if scope == "project" else hook_specs(python, package_dir, events)
+    # The captures run in the background where the client can (claude_code.background_mode);
+    # a file shared with the team names no version, so it keeps them in the foreground.
+    background = (
+        scope != "project"
+        and claude_code.background_mode(version if isinstance(version, tuple) else None)[0]
+    )
+    specs = (
+        team_specs(events)
+        if scope == "project"
+        else hook_specs(python, package_dir, events, background=background)
+    )
     if package_dir is None:  # the running package: its hook scripts must be there
         _check_scripts()
     if statusline and scope == "project":

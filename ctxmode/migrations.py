@@ -321,9 +321,15 @@ def m003_identity_history(conn: Connection) -> None:
     - ``import_progress``: per transcript file, the byte offset read so far (always at a
       line end) and a hash of its head, so that ``ctxmode import`` continues where it
       stopped and starts again on a file replaced under the same name.
+    - ``session_events.call_at``: when the client started the hook call (ns since the
+      epoch; NULL on rows made before). Captures run in the background can finish in any
+      order; the session is read, deduplicated and evicted in the calls' order.
     """
     for column in ("worktree TEXT", "branch TEXT", "cwd TEXT", "client TEXT"):
         conn.execute(f"ALTER TABLE session_meta ADD COLUMN {column}")
+    conn.execute("ALTER TABLE session_events ADD COLUMN call_at INTEGER")
+    # Reading a session in the calls' order, and a call's dedup window.
+    conn.execute("CREATE INDEX idx_events_call ON session_events(session_id, call_at, id)")
     conn.execute(
         """CREATE TABLE compaction (
             id INTEGER PRIMARY KEY,

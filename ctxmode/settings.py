@@ -61,13 +61,18 @@ class HookSpec:
     command: str
     timeout: int
     matcher: str | None = None
+    # "async": true — the client runs it in the background (hosts.claude_code.BACKGROUND_EVENTS)
+    background: bool = False
 
     def group(self) -> dict[str, Any]:
         """The matcher group written to settings.json, keys in a fixed order."""
         group: dict[str, Any] = {}
         if self.matcher is not None:
             group["matcher"] = self.matcher
-        group["hooks"] = [{"type": "command", "command": self.command, "timeout": self.timeout}]
+        handler = {"type": "command", "command": self.command, "timeout": self.timeout}
+        if self.background:
+            handler["async"] = True
+        group["hooks"] = [handler]
         return group
 
 
@@ -81,6 +86,7 @@ class Registration:
     matcher: Any
     shim: str  # the shim named by the command ("session_start", ...)
     own_group: bool  # True when its matcher group holds nothing but ctxmode handlers
+    background: bool = False  # registered with "async": true
 
 
 # Claude Code's managed (policy) settings file, per platform: it merges with the user's
@@ -563,6 +569,7 @@ def _iter_registrations(value: Any) -> Iterator[Registration]:
                     matcher=group.get("matcher"),
                     shim=shim_of(command) or "",
                     own_group=len(ours) == len(handlers),
+                    background=handler.get("async") is True,
                 )
 
 

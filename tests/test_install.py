@@ -88,12 +88,18 @@ def expected_hooks(
     python: str = sys.executable,
     package: str = PACKAGE,
     table: Any = CORE_TABLE,
+    background: bool = False,
 ) -> dict[str, Any]:
+    """``background``: the captures as a client with background hooks gets them."""
     commands = expected_commands(python, package)
     hooks: dict[str, Any] = {}
     for event, timeout, matcher in table:
         group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [{"type": "command", "command": commands[event], "timeout": timeout}]
+        handler = {"type": "command", "command": commands[event], "timeout": timeout}
+        if background and event in claude_code.BACKGROUND_EVENTS:
+            handler["command"] += " --background"
+            handler["async"] = True
+        group["hooks"] = [handler]
         hooks[event] = [group]
     return hooks
 
@@ -485,10 +491,12 @@ def test_a_newer_client_gets_postcompact_added_and_an_older_one_removed(home: Pa
     install("user", version=(2, 1, 50))
     assert "PostCompact" not in json.loads(path.read_text())["hooks"]
     assert install("user", version=(2, 1, 197)).action == "updated"
-    assert json.loads(path.read_text())["hooks"] == expected_hooks(table=HOOK_TABLE)
+    assert json.loads(path.read_text())["hooks"] == expected_hooks(
+        table=HOOK_TABLE, background=True
+    )
     # Back to an older client (a downgrade): the entry it would reject goes.
     install("user", version=(2, 1, 50))
-    assert json.loads(path.read_text())["hooks"] == expected_hooks()
+    assert json.loads(path.read_text())["hooks"] == expected_hooks(background=True)
 
 
 def test_the_shared_project_file_never_names_postcompact(home: Path, project: Path) -> None:

@@ -95,6 +95,8 @@ SCHEMA = SCHEMA_V1 | {
     ("view", "events_text"),
     ("table", "compaction"),
     ("table", "import_progress"),
+    # m003: session_events.call_at, the calls' order (ctxmode.inflight), and its index.
+    ("index", "idx_events_call"),
 }
 FTS_OBJECTS = {
     ("table", "events_fts"),
@@ -116,7 +118,7 @@ def test_blank_store_gets_the_full_schema(tmp_path):
     assert columns(conn, "session_events") == [
         "id", "session_id", "type", "category", "priority", "data", "data_hash",
         "source_hook", "agent_id", "agent_type", "tool_use_id", "bytes_avoided",
-        "bytes_returned", "created_at",
+        "bytes_returned", "created_at", "call_at",
     ]  # fmt: skip
     assert columns(conn, "session_meta") == [
         "session_id", "project_dir", "started_at", "last_event_at", "event_count",

@@ -65,6 +65,7 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
         *stale_path_checks(registered, ctx),
         *event_checks(registered, plugin_keys, files, ctx.env, _client_version(ctx)),
         *matcher_checks(registered, ctx),
+        *capture_mode_checks(registered, _client_version(ctx)),
         *duplicate_checks(registered),
         *plugin_checks(registered, plugin_keys),
         *other_tool_checks(files, ctx),
@@ -284,6 +285,51 @@ def event_checks(
             details=tuple(details),
         )
     ]
+
+
+def capture_mode_checks(registered: Registered, version: tuple[int, ...] | None) -> list[Check]:
+    """Whether the captures run in the background ("async": true) or the agent waits for
+    each, and why; a mode the client cannot honour, or could improve on, is a warning."""
+    captures = [reg for _, reg in registered if reg.event in claude_code.BACKGROUND_EVENTS]
+    if not captures:
+        return []
+    able, why = claude_code.background_mode(version)
+    behind = [reg for reg in captures if reg.background]
+    if behind and not able:
+        return [
+            Check(
+                "hooks",
+                "capture mode",
+                WARN,
+                f'background ("async": true), but {why}: the client may reject the '
+                "settings file, or run them in the foreground",
+                "ctxmode install (registers them for this client)",
+            )
+        ]
+    if behind:
+        mixed = len(behind) < len(captures)
+        return [
+            Check(
+                "hooks",
+                "capture mode",
+                WARN if mixed else OK,
+                f"background: the agent does not wait for the captures ({why})"
+                if not mixed
+                else "mixed: some capture hooks run in the background, some in the foreground",
+                "ctxmode install" if mixed else "",
+            )
+        ]
+    if able:
+        return [
+            Check(
+                "hooks",
+                "capture mode",
+                WARN,
+                f"foreground: the agent waits for each capture, though {why}",
+                "ctxmode install (registers them in the background)",
+            )
+        ]
+    return [Check("hooks", "capture mode", OK, f"foreground: {why}")]
 
 
 def matcher_checks(registered: Registered, ctx: Context) -> list[Check]:

@@ -126,6 +126,31 @@ def parse_version(text: str) -> tuple[int, ...] | None:
     return None
 
 
+# Hooks that print nothing the client reads (the captures): where the client can, they
+# are registered with "async": true, so the agent goes on without waiting for them, and
+# their shim gets --background (ctxmode.inflight keeps their events in the calls' order).
+# SessionStart, UserPromptSubmit and PreCompact print or must finish before the client
+# goes on, and SessionEnd builds the last snapshot while `claude -p` ends: foreground.
+BACKGROUND_EVENTS = ("PostToolUse", "PostToolUseFailure")
+# "async" on a command hook came with Claude Code 2.1.19 (2026-01-24; its changelog does
+# not name it, 2.1.23's fixes "pending async hooks"). Verified on 2.1.197: the client
+# starts the hook and goes on; at the end of `claude -p` it sends SIGTERM to hooks still
+# running and kills them ~1.5 s later. An older client may reject the unknown key.
+BACKGROUND_MIN_VERSION = (2, 1, 19)
+
+
+def background_mode(version: tuple[int, ...] | None) -> tuple[bool, str]:
+    """Whether to register the captures in the background for a client of ``version``,
+    and why (one clause)."""
+    needs = ".".join(map(str, BACKGROUND_MIN_VERSION))
+    if version is None:
+        return False, f"Claude Code's version is unknown; background hooks need {needs}"
+    shown = ".".join(map(str, version))
+    if version < BACKGROUND_MIN_VERSION:
+        return False, f"Claude Code {shown} has no background hooks ({needs} has)"
+    return True, f'Claude Code {shown} has "async" hooks'
+
+
 def events_for(version: tuple[int, ...] | None) -> tuple[str, ...]:
     """The events to register for a client of ``version`` (None: unknown, so none of the
     version-gated ones)."""
