@@ -302,20 +302,29 @@ def _open_or_spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> 
 
 def on_tool(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
+    late = inp.late
     inp = _masked(inp, cfg)
     events = _extract(inp, cfg)
     # A success may resolve an earlier failure of the same call; one that shows it failed
-    # again (an output_error) resolves nothing.
-    resolves = inp.event == "PostToolUse" and not any(e.type == "output_error" for e in events)
+    # again (an output_error) resolves nothing, nor does a PostToolUse that the client
+    # fires for failed calls too (Codex: its outcomes come late, see _late_events).
+    resolves = (
+        inp.event == "PostToolUse"
+        and inp.outcome_known
+        and not any(e.type == "output_error" for e in events)
+    )
     if events:
         # The raw traffic this call stands for, counted once: on its first event.
         events[0].bytes_avoided = inp.size
-    elif not resolves:
+    elif not resolves and not late:
         return None
-    store = _open_or_spool(inp, ctx, events)
+    failures = _late_failures(late, cfg)
+    store = _open_or_spool(inp, ctx, failures + events)
     if store is None:
         return None
     try:
+        if late:
+            events = _late_events(store, inp, late, failures, cfg) + events
         if resolves:
             events.extend(_resolutions(store, inp))
         if events:
@@ -323,6 +332,65 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
     finally:
         store.close()
     return None
+
+
+def _late_failures(late: list[HookInput], cfg: dict[str, object]) -> list[SessionEvent]:
+    """The error events of the late outcomes that are failures (masked like any input)."""
+    out: list[SessionEvent] = []
+    for item in late:
+        if item.event == "PostToolUseFailure":
+            out.extend(_extract(_masked(item, cfg), cfg))
+    return out
+
+
+def _late_events(
+    store: Store,
+    inp: HookInput,
+    late: list[HookInput],
+    failures: list[SessionEvent],
+    cfg: dict[str, object],
+) -> list[SessionEvent]:
+    """The tool outcomes a client reported late (``inp.late``; Codex's rollout file), in
+    the order they happened: each failure an error, each success the ``error_resolved``
+    of an open error with its key — the rule the immediate hooks follow."""
+    from ctxmode.events import make
+    from ctxmode.extract.errors import failure_key
+
+    open_keys = store.open_error_keys(inp.session_id)
+    pending = iter(failures)
+    out: list[SessionEvent] = []
+    for item in late:
+        item = _masked(item, cfg)
+        key = failure_key(item)
+        if item.event == "PostToolUseFailure":
+            # _late_failures made this item's event (one), in this same order.
+            event = next(pending, None)
+            if event is not None:
+                out.append(event)
+            if key:
+                open_keys.add(key)
+        elif key and key in open_keys:
+            open_keys.discard(key)
+            resolved = make(
+                "error_resolved",
+                {"tool": item.tool_name, "key": key},
+                tool_use_id=item.tool_use_id,
+                agent_id=item.agent_id,
+                agent_type=item.agent_type,
+                source_hook=item.event,
+            )
+            out.append(resolved)
+    out.extend(pending)  # none left, unless an extractor made more than one event
+    return out
+
+
+def _store_late(store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]) -> None:
+    """Record the late tool outcomes before a snapshot is taken, so it is complete."""
+    if inp.late:
+        failures = _late_failures(inp.late, cfg)
+        events = _late_events(store, inp, inp.late, failures, cfg)
+        if events:
+            _record(inp, ctx, events, cfg, store)
 
 
 def _resolutions(store: Store, inp: HookInput) -> list[SessionEvent]:
@@ -356,12 +424,16 @@ def _resolutions(store: Store, inp: HookInput) -> list[SessionEvent]:
 
 def on_prompt(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
+    late = inp.late
     inp = _masked(inp, cfg)
     events = _extract(inp, cfg)
-    store = _open_or_spool(inp, ctx, events)
+    failures = _late_failures(late, cfg)
+    store = _open_or_spool(inp, ctx, failures + events)
     if store is None:
         return None
     try:
+        if late:
+            events = _late_events(store, inp, late, failures, cfg) + events
         # Locked past the busy timeout: a claim would wait as long again and run into
         # the watchdog. The snapshot stays unclaimed for the next prompt.
         if not _record(inp, ctx, events, cfg, store):
@@ -405,6 +477,7 @@ def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     store = _open(ctx)
     try:
+        _store_late(store, inp, ctx, cfg)
         _save_compact_snapshot(store, inp, cfg, ctx)
     finally:
         store.close()
@@ -526,6 +599,7 @@ def on_session_end(inp: HookInput, ctx: Context) -> str | None:
         if inp.reason == "clear":
             store.discard_unclaimed(inp.session_id, reason="clear")
             return None
+        _store_late(store, inp, ctx, cfg)
         if store.event_count(inp.session_id) == 0:
             return None
         store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")

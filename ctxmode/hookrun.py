@@ -145,9 +145,18 @@ def run_hook(
         if watchdog and output_lock is not None:
             _start_watchdog(deadline, event, ctx.log_dir, output_lock)
 
+        # A client that reports tool outcomes late (Codex: in its rollout file) hands
+        # them over with the input; how far it read is saved once they are handled.
+        late = getattr(client, "late", None)
+        saved = None
+        if late is not None:
+            inp.late, saved = late(inp, root)
+
         from ctxmode import handlers
 
         text = handlers.handle(inp, ctx)
+        if saved is not None:
+            saved()
         return client.output(event, text) if text else b""
     except payload.PayloadError as exc:
         # Not ours to judge the client: note it briefly and carry on.
@@ -208,6 +217,17 @@ def _frames(exc: BaseException) -> str:
     return "Traceback (most recent call last):\n" + "".join(summary.format())
 
 
+def host_argument(argv: list[str]) -> str | None:
+    """The host named on the shim's command line (``--host codex``, ``--host=codex``):
+    one shim per event serves every client, the installed command says which."""
+    for i, arg in enumerate(argv[1:], 1):
+        if arg == "--host" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--host="):
+            return arg[len("--host=") :]
+    return None
+
+
 def main(event: str, host: str | None = None) -> NoReturn:
     """Entry point of the hook shims: run, print, exit 0 — always.
 
@@ -215,6 +235,8 @@ def main(event: str, host: str | None = None) -> NoReturn:
     """
     import _thread
 
+    if host is None:
+        host = host_argument(sys.argv)
     lock = _thread.allocate_lock()
     out = b""
     try:

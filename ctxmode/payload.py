@@ -54,6 +54,8 @@ class HookInput:
         "error",
         "event",
         "is_interrupt",
+        "late",
+        "outcome_known",
         "project_dir",
         "prompt",
         "raw",
@@ -101,6 +103,12 @@ class HookInput:
         # bytes as read from stdin (the raw tool traffic this call stands for).
         self.project_dir = ""
         self.size = 0
+        # Set by the host that parsed the input: whether a PostToolUse proves the call
+        # succeeded (False for a client that fires it for failed calls too: Codex), and
+        # the tool outcomes the client reported late (HookInputs of earlier calls, from
+        # Codex's rollout file; see hookrun).
+        self.outcome_known = True
+        self.late: list[HookInput] = []
 
     def __repr__(self) -> str:
         return f"HookInput({self.event!r}, session={self.session_id!r}, tool={self.tool_name!r})"

@@ -25,8 +25,10 @@ SHIMS = {
 }
 
 
-def hook_command(event: str, python: str = sys.executable) -> list[str]:
-    return [python, "-I", "-S", str(REPO / "ctxmode" / "hooks" / SHIMS[event])]
+def hook_command(event: str, python: str = sys.executable, host: str | None = None) -> list[str]:
+    """The hook's argv; ``host`` names the client (``--host codex``; None: Claude Code)."""
+    argv = [python, "-I", "-S", str(REPO / "ctxmode" / "hooks" / SHIMS[event])]
+    return [*argv, "--host", host] if host else argv
 
 
 def hook_env(**extra: str) -> dict[str, str]:
@@ -41,13 +43,14 @@ def run_hook(
     *,
     env: dict[str, str] | None = None,
     timeout: float = 30,
+    host: str | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     if isinstance(stdin, dict):
         stdin = json.dumps(stdin)
     if isinstance(stdin, str):
         stdin = stdin.encode()
     return subprocess.run(
-        hook_command(event),
+        hook_command(event, host=host),
         input=stdin,
         capture_output=True,
         env=env if env is not None else hook_env(),

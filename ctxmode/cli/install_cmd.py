@@ -41,6 +41,14 @@ def _scope_options(func: click.decorators.FC) -> click.decorators.FC:
             click.option(
                 "--dry-run", is_flag=True, help="Print the change as a unified diff; write nothing."
             ),
+            click.option(
+                "--host",
+                type=click.Choice(["claude", "codex"]),
+                default="claude",
+                show_default=True,
+                help="The client: Claude Code, or the Codex CLI (~/.codex/hooks.json and "
+                "the trust entries of ~/.codex/config.toml; --user or --project DIR).",
+            ),
         )
     ):
         func = decorator(func)
@@ -81,8 +89,9 @@ def install(
     dry_run: bool,
     verify: bool,
     statusline: bool,
+    host: str,
 ) -> None:
-    """Register ctxmode's hooks in a Claude Code settings file.
+    """Register ctxmode's hooks in a Claude Code settings file (or Codex's: --host codex).
 
     Adds one handler for each of PostToolUse, PostToolUseFailure, UserPromptSubmit,
     PreCompact, SessionStart and SessionEnd, and PostCompact where the Claude Code
@@ -102,6 +111,13 @@ def install(
     have stays and comes first: ctxmode's line is appended to it. `ctxmode uninstall`
     puts yours back as it was.
     """
+    if host == "codex":
+        from ctxmode.cli import codex_install
+
+        if verify or statusline:
+            raise click.UsageError("--verify and --statusline are for Claude Code only")
+        codex_install.install(user, project, local, dry_run)
+        return
     scope, directory = _scope(user, project, local)
     try:
         result = installer.install(scope, directory, dry_run=dry_run, statusline=statusline)
@@ -149,13 +165,18 @@ def install(
 
 @click.command()
 @_scope_options
-def uninstall(user: bool, project: str | None, local: str | None, dry_run: bool) -> None:
+def uninstall(user: bool, project: str | None, local: str | None, dry_run: bool, host: str) -> None:
     """Remove ctxmode's hooks from a Claude Code settings file.
 
     Recorded sessions are kept. Only ctxmode's own handlers go, with the groups and
     keys that held nothing else; when nothing else changed since the install, the
     file is restored byte for byte.
     """
+    if host == "codex":
+        from ctxmode.cli import codex_install
+
+        codex_install.uninstall(user, project, local, dry_run)
+        return
     scope, directory = _scope(user, project, local)
     try:
         result = installer.uninstall(scope, directory, dry_run=dry_run)

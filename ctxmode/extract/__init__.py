@@ -175,6 +175,7 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     out.project_dir = inp.project_dir
     out.size = inp.size
     out.tool_kind = kind
+    out.outcome_known = inp.outcome_known
     return out
 
 

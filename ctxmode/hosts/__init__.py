@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 DEFAULT = "claude_code"
-NAMES = ("claude_code",)
+NAMES = ("claude_code", "codex")
 
 # The neutral tool kinds the extractors dispatch on (a host maps its tool names to these).
 KINDS = (

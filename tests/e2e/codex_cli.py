@@ -1,0 +1,227 @@
+"""Install the real Codex CLI from npm into a cache folder and run it offline against a mock.
+
+The sibling of ``claude_cli.py``. The package (``@openai/codex``) is pinned to the version the
+fixtures were recorded with (``DEFAULT_VERSION``; ``CTXMODE_E2E_CODEX_VERSION`` picks another);
+its platform binary comes as an optional npm dependency, nothing is downloaded outside the npm
+registry. Installs land in the e2e cache (``claude_cli.cache_root()``), one folder per version,
+made atomically (installed into a temporary folder, renamed once ``codex --version`` answers).
+
+``run_codex`` runs ``codex exec`` hermetically: a throwaway HOME, no OpenAI/Codex variables,
+the model provider pointed at the local mock (``-c`` overrides, so config.toml holds only the
+hooks' trust), sandbox and approvals off (the mock's commands run as written).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from claude_cli import Unavailable, cache_root
+
+PACKAGE = "@openai/codex"
+DEFAULT_VERSION = "0.169.0"
+VERSION_ENV = "CTXMODE_E2E_CODEX_VERSION"
+NPM_TIMEOUT = 600
+MODEL = "gpt-5.5"  # a model Codex knows: it offers apply_patch to it
+
+
+@dataclass(frozen=True)
+class CodexInstall:
+    executable: Path
+    version: str
+
+
+def requested_version() -> str:
+    return os.environ.get(VERSION_ENV, "").strip() or DEFAULT_VERSION
+
+
+def _version_of(exe: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            [str(exe), "--version"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    # "codex-cli 0.169.0"
+    words = out.stdout.split()
+    return words[-1] if out.returncode == 0 and words else None
+
+
+def ensure_codex(version: str | None = None) -> CodexInstall:
+    """The cached install of ``version`` (pinned by default), installing it first if needed."""
+    version = version or requested_version()
+    npm = shutil.which("npm")
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / f"codex-{version}"
+    exe = final / "node_modules" / ".bin" / "codex"
+    with (root / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if final.exists():
+            if _version_of(exe) == version:
+                return CodexInstall(exe, version)
+            shutil.rmtree(final, ignore_errors=True)
+        if npm is None:
+            raise Unavailable(f"npm is not installed (needed to install {PACKAGE})")
+        staging = Path(tempfile.mkdtemp(prefix=f".codex-{version}-", dir=root))
+        try:
+            try:
+                out = subprocess.run(
+                    [
+                        npm,
+                        "install",
+                        "--prefix",
+                        str(staging),
+                        "--no-audit",
+                        "--no-fund",
+                        "--no-save",
+                        "--loglevel=error",
+                        "--fetch-retry-mintimeout=2000",
+                        "--fetch-retry-maxtimeout=10000",
+                        f"{PACKAGE}@{version}",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=NPM_TIMEOUT,
+                    cwd=staging,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise Unavailable(f"npm install {PACKAGE}@{version} timed out") from exc
+            if out.returncode != 0:
+                detail = out.stderr.strip()[-600:]
+                if "ETARGET" in out.stderr or "E404" in out.stderr:
+                    raise RuntimeError(f"{PACKAGE}@{version} does not exist: {detail}")
+                raise Unavailable(f"npm install {PACKAGE}@{version} failed: {detail}")
+            staged = staging / "node_modules" / ".bin" / "codex"
+            if _version_of(staged) != version:
+                raise RuntimeError(
+                    f"{PACKAGE}@{version} installed into {staging} but `codex --version` "
+                    "does not answer (no binary for this platform?)"
+                )
+            staging.chmod(0o755)
+            staging.rename(final)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+        return CodexInstall(exe, version)
+
+
+_DROP_PREFIXES = ("OPENAI", "CODEX", "CLAUDE", "ANTHROPIC", "CTXMODE_", "GIT_", "NODE_OPTIONS")
+
+
+def hermetic_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The parent environment minus anything OpenAI/Codex/Claude/ctxmode/git, HOME=home."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP_PREFIXES)}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        MOCK_KEY="offline",
+        NO_PROXY="127.0.0.1,localhost",
+        GIT_AUTHOR_NAME="E2E Tester",
+        GIT_AUTHOR_EMAIL="e2e@example.invalid",
+        GIT_COMMITTER_NAME="E2E Tester",
+        GIT_COMMITTER_EMAIL="e2e@example.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    env.update(extra or {})
+    return env
+
+
+@dataclass
+class Run:
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def session_id(self) -> str:
+        for line in self.stderr.splitlines():
+            if line.startswith("session id:"):
+                return line.split(":", 1)[1].strip()
+        raise AssertionError(
+            f"no session id in the output of codex {self.args}:\n{self.describe()}"
+        )
+
+    def hook_lines(self) -> list[str]:
+        """Codex's lines about hook runs (``hook: <Event>`` / ``hook: <Event> Completed``)."""
+        return [line for line in self.stderr.splitlines() if line.startswith("hook: ")]
+
+    def hook_problems(self) -> list[str]:
+        return [
+            line
+            for line in self.stderr.splitlines()
+            if line.startswith("hook: ")
+            and not line.endswith(("Completed",))
+            and len(line.split()) > 2
+        ]
+
+    def describe(self) -> str:
+        return (
+            f"$ codex {' '.join(self.args)}\nexit={self.returncode} in {self.seconds:.1f}s\n"
+            f"stderr: {self.stderr[-3000:]}\nstdout (tail): {self.stdout[-1500:]}"
+        )
+
+
+def run_codex(
+    install: CodexInstall,
+    base_url: str,
+    prompt: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    resume: str | None = None,
+    config: tuple[str, ...] = (),
+    timeout: float = 180,
+) -> Run:
+    """``codex exec [resume ID] PROMPT`` against the mock at ``base_url``; never raises on exit."""
+    args = [
+        "exec",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--color",
+        "never",
+        "--skip-git-repo-check",
+        "-C",
+        str(cwd),
+        "-c",
+        "model_provider=mock",
+        "-c",
+        f'model_providers.mock={{name="mock", base_url="{base_url}", wire_api="responses", '
+        'env_key="MOCK_KEY"}',
+        "-c",
+        f"model={MODEL}",
+    ]
+    for item in config:
+        args += ["-c", item]
+    if resume:
+        args += ["resume", resume]
+    args.append(prompt)
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [str(install.executable), *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        code = -9
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = (exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")) + (
+            f"\n[timed out after {timeout}s]"
+        )
+    return Run(args, code, out, err, time.monotonic() - started)
