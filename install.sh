@@ -6,6 +6,8 @@
 #   ./install.sh --local DIR      hooks in DIR/.claude/settings.local.json
 #   ./install.sh --dry-run        show what would change; write nothing anywhere
 #   ./install.sh --uninstall      remove the hooks (same scope options); data is kept
+#   ./install.sh --host codex     for the Codex CLI: ~/.codex/hooks.json and its trust
+#                                 entries in ~/.codex/config.toml (--user or --project DIR)
 #
 # What it does: finds a real python3 >= 3.10 (not a pyenv/asdf shim: hooks start on
 # every tool call and a shim costs ~10x the interpreter's start-up), creates an
@@ -20,7 +22,7 @@ say() { printf 'ctxmode: %s\n' "$*"; }
 die() { printf 'ctxmode: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
     exit "${1:-0}"
 }
 
@@ -29,6 +31,7 @@ SCOPE=""
 SCOPE_DIR=""
 DRY_RUN=""
 UNINSTALL=""
+HOST=claude
 while [ $# -gt 0 ]; do
     case "$1" in
         --project|--local)
@@ -46,6 +49,11 @@ while [ $# -gt 0 ]; do
             [ -z "$SCOPE" ] || die "choose one of --user, --project DIR, --local DIR"
             SCOPE=--user
             shift ;;
+        --host)
+            [ $# -ge 2 ] || die "--host needs a name (claude or codex)"
+            HOST=$2
+            shift 2 ;;
+        --host=*) HOST=${1#*=}; shift ;;
         --dry-run) DRY_RUN=1; shift ;;
         --uninstall) UNINSTALL=1; shift ;;
         -h|--help) usage 0 ;;
@@ -62,6 +70,11 @@ elif [ -n "$SCOPE" ]; then
 else
     set --
 fi
+case "$HOST" in
+    claude) ;;
+    codex) set -- "$@" --host codex ;;
+    *) die "unknown host: $HOST (claude or codex)" ;;
+esac
 
 # --- a real interpreter ------------------------------------------------------------
 
@@ -182,12 +195,13 @@ print(sysconfig.get_path("purelib", scheme, vars={"base": sys.argv[1], "platbase
                 say "would link $LINK to $CTXMODE"
             fi ;;
     esac
+    if [ "$HOST" = codex ]; then DRY_MODULE=ctxmode.codex_config; else DRY_MODULE=ctxmode.installer; fi
     exec "$PY" -I -B -c '
-import sys
+import importlib, sys
 sys.path.insert(0, sys.argv[1])
-from ctxmode.installer import dry_run_main
-raise SystemExit(dry_run_main(sys.argv[2:]))
-' "$HERE" "$BIN/python" "$PKG/ctxmode" "$@"
+dry_run_main = importlib.import_module(sys.argv[2]).dry_run_main
+raise SystemExit(dry_run_main(sys.argv[3:]))
+' "$HERE" "$DRY_MODULE" "$BIN/python" "$PKG/ctxmode" "$@"
 fi
 
 # Everything made under the data root, the environment included, is the user's alone
@@ -267,7 +281,13 @@ fi
 
 # Register the hooks and replay a sample session through them: the last line of its
 # output says what that proved, and it is printed last of all.
-PROOF=$("$CTXMODE" install --verify "$@")
+if [ "$HOST" = codex ]; then
+    # Codex: hooks.json and the trust entries without which Codex skips them. (The
+    # proof run replays Claude Code's sample session: it is not for this host.)
+    PROOF=$("$CTXMODE" install "$@")
+else
+    PROOF=$("$CTXMODE" install --verify "$@")
+fi
 
 case ":$PATH:" in
     *":$HOME/.local/bin:"*)

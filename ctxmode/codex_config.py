@@ -467,6 +467,28 @@ def uninstall(
     return CodexResult(scope, hooks_file, trust_file, action, changed, dry_run, diff, 0, 0)
 
 
+def dry_run_main(argv: Sequence[str]) -> int:
+    """``install.sh --host codex --dry-run``: the change this checkout would make, written
+    nowhere (run from the checkout by the system interpreter; no click). ``argv``: the
+    interpreter and package directory the environment would have, then the scope
+    arguments and ``--host codex``."""
+    python, package_dir, *rest = argv
+    rest = [arg for arg in rest if arg not in ("--host", "codex")]
+    scope, directory = "user", None
+    if rest and rest[0] == "--project" and len(rest) == 2:
+        scope, directory = "project", rest[1]
+    elif rest not in ([], ["--user"]):
+        print(f"ctxmode: error: unexpected arguments for Codex {rest}", file=sys.stderr)
+        return 2
+    try:
+        result = install(scope, directory, dry_run=True, python=python, package_dir=package_dir)
+    except CodexConfigError as exc:
+        print(f"ctxmode: error: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.write(result.diff or "nothing to change\n")
+    return 0
+
+
 def trusted_block_entries(text: str) -> list[tuple[str, str]]:
     """(key, hash) of the entries inside ctxmode's block of a config.toml text."""
     before, after, _ = _split_block(text)

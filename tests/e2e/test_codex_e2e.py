@@ -1,0 +1,204 @@
+"""End to end with the real Codex CLI (pinned from npm) against a local mock of its API.
+
+ctxmode is installed for Codex the user's way (``ctxmode install --host codex`` of the venv
+that install.sh built): hooks.json and the trust entries, no trust bypass. What these prove:
+Codex runs ctxmode's hooks; a session that edits, commits and fails a command is recorded
+(the failure from the rollout file, the only place with its exit code); after an automatic
+compaction the resumed turn's first request carries the ``<session_resume>`` with the file
+and the commit, once; and a Claude Code session's end snapshot is handed to a new Codex
+session in the same repository (opt-in, ``inject_on_startup``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e import codex_cli, codex_mock
+from tests.e2e.claude_cli import Unavailable
+from tests.e2e.codex_mock import MockResponses, Steps, patch, say, shell
+from tests.e2e.harness import Harness
+from tests.e2e.mock_api import Steps as ClaudeSteps
+from tests.e2e.mock_api import call
+
+pytestmark = pytest.mark.e2e
+RESUME_RE = re.compile(r"<session_resume\b.*?</session_resume>", re.S)
+
+ADD = (
+    "*** Begin Patch\n*** Add File: src/ledger/reconcile.py\n+def reconcile(entries):\n"
+    "+    return sum(entries)\n*** End Patch"
+)
+COMMIT = 'git add -A && git commit -q -m "Reconcile ledger totals" && git log -1 --format=%s'
+FAILING = "python3 tests/test_reconcile.py"
+
+
+@pytest.fixture(scope="session")
+def codex() -> codex_cli.CodexInstall:
+    try:
+        return codex_cli.ensure_codex()
+    except Unavailable as exc:
+        pytest.skip(f"Codex CLI unavailable: {exc}")
+
+
+class CodexWorld:
+    """One scenario: the harness (HOME, data root, ctxmode's venv), a CODEX_HOME of its own."""
+
+    def __init__(self, e2e: Harness, codex: codex_cli.CodexInstall) -> None:
+        self.e2e = e2e
+        self.codex = codex
+        self.codex_home = (e2e.root / "codex-home").resolve()
+        self.codex_home.mkdir()
+        self.api: MockResponses | None = None
+        out = subprocess.run(
+            [str(e2e.ctx.ctxmode), "install", "--host", "codex"],
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "for Codex: 5 hooks" in out.stdout, out.stdout
+
+    def env(self) -> dict[str, str]:
+        env = self.e2e.env()
+        env["CODEX_HOME"] = str(self.codex_home)
+        for key in [k for k in env if k.startswith(("OPENAI",))]:
+            del env[key]
+        env.update(MOCK_KEY="offline", NO_PROXY="127.0.0.1,localhost")
+        return env
+
+    def run(self, prompt: str, cwd: Path, **kwargs: object) -> codex_cli.Run:
+        assert self.api is not None
+        run = codex_cli.run_codex(
+            self.codex,
+            self.api.base_url,
+            prompt,
+            cwd=cwd,
+            env=self.env(),
+            **kwargs,  # type: ignore[arg-type]
+        )
+        assert run.returncode == 0, run.describe()
+        assert run.hook_problems() == [], run.describe()
+        return run
+
+    def log_errors(self) -> list[str]:
+        log = self.e2e.data_root / "logs" / "ctxmode.log"
+        return (
+            [line for line in log.read_text().splitlines() if "ERROR" in line]
+            if log.exists()
+            else []
+        )
+
+
+@pytest.fixture
+def world(e2e: Harness, codex: codex_cli.CodexInstall) -> Iterator[CodexWorld]:
+    w = CodexWorld(e2e, codex)
+    try:
+        yield w
+    finally:
+        if w.api is not None:
+            w.api.__exit__(None, None, None)
+
+
+def _dump(world: CodexWorld, project: Path) -> dict[str, object]:
+    out = subprocess.run(
+        [str(world.e2e.ctx.ctxmode), "dump", "--json", "--project", str(project)],
+        env=world.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    doc: dict[str, object] = json.loads(out.stdout)
+    return doc
+
+
+def _events(doc: dict[str, object]) -> list[dict[str, object]]:
+    sessions = doc.get("sessions")
+    assert isinstance(sessions, list)
+    return [event for session in sessions for event in session.get("events", [])]
+
+
+def test_codex_session_edits_commits_fails_compacts_and_resumes(world: CodexWorld) -> None:
+    proj = world.e2e.project("ledger")
+    world.api = MockResponses(
+        Steps(patch(ADD), shell(COMMIT), shell(FAILING), final="Committed; its test is missing."),
+        world.e2e.root / "codex-requests.jsonl",
+    ).__enter__()
+    first = world.run("Add the totals helper, commit it and run its tests.", proj)
+    assert any(line == "hook: PostToolUse Completed" for line in first.hook_lines()), (
+        first.describe()
+    )
+    assert world.e2e.git(proj, "log", "-1", "--format=%s").strip() == "Reconcile ledger totals"
+    events = _events(_dump(world, proj))
+    types = [e.get("type") for e in events]
+    assert "file_write" in types and "git_commit" in types, events
+    errors = [json.loads(str(e["data"])) for e in events if e.get("type") == "tool_error"]
+    # The exit code (2) lives in the rollout file only: read at SessionEnd.
+    assert [e["key"] for e in errors] == [FAILING], events
+    # The resumed turn, compacted before it runs (Codex: PreCompact, PostCompact, then
+    # SessionStart resume and compact, both of whose outputs reach the model).
+    world.api.script = Steps(final="Next: write tests/test_reconcile.py.")
+    seen = len(world.api.requests)
+    resumed = world.run(
+        "what next?",
+        proj,
+        resume=first.session_id,
+        config=("model_auto_compact_token_limit=50",),
+    )
+    assert resumed.session_id == first.session_id
+    lines = resumed.hook_lines()
+    assert "hook: PreCompact" in lines and lines.count("hook: SessionStart") == 2, lines
+    later = world.api.requests[seen:]
+    assert any(r.is_compaction for r in later), [r.last_user_text()[:80] for r in later]
+    turn = next(r for r in later if not r.is_compaction)
+    snapshots = [m for text in turn.texts("developer") for m in RESUME_RE.findall(text)]
+    assert len(snapshots) == 1, [t[:200] for t in turn.texts("developer")]
+    snapshot = snapshots[0]
+    assert "src/ledger/reconcile.py" in snapshot
+    assert "Reconcile ledger totals" in snapshot
+    assert FAILING in snapshot
+    assert world.log_errors() == []
+
+
+def test_claude_code_hands_its_end_snapshot_to_a_new_codex_session(world: CodexWorld) -> None:
+    e2e = world.e2e
+    proj = e2e.project("handover")
+    target = proj / "notes" / "plan.md"
+    e2e.serve(
+        ClaudeSteps(
+            call("Write", file_path=str(target), content="# plan\n"),
+            final="Wrote the plan.",
+        )
+    )
+    e2e.claude_p("Write the plan file.", proj)
+    subprocess.run(
+        [str(e2e.ctx.ctxmode), "config", "set", "inject_on_startup", "true"],
+        env=world.env(),
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    world.api = MockResponses(Steps(final="I see the plan."), e2e.root / "codex.jsonl").__enter__()
+    world.run("Continue where we left off.", proj)
+    first = world.api.requests[0]
+    snapshots = [m for text in first.texts("developer") for m in RESUME_RE.findall(text)]
+    assert len(snapshots) == 1, [t[:200] for t in first.texts("developer")]
+    assert 'source="previous-session"' in snapshots[0]
+    assert "notes/plan.md" in snapshots[0]
+    assert world.log_errors() == []
+
+
+def test_the_mock_speaks_the_responses_api() -> None:
+    """The mock's own contract (no CLI): a compaction request gets the summary."""
+    steps = Steps(say("x"))
+    req = codex_mock.Request(
+        0, {"input": [{"type": "message", "role": "user", "content": codex_mock.COMPACTION_ASK}]}
+    )
+    assert steps(req).text == codex_mock.SUMMARY_TEXT
