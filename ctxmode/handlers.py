@@ -478,10 +478,70 @@ def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
     store = _open(ctx)
     try:
         _store_late(store, inp, ctx, cfg)
+        _store_worktree_changes(store, inp, ctx, cfg)
         _save_compact_snapshot(store, inp, cfg, ctx)
     finally:
         store.close()
     return None  # PreCompact must never print hookSpecificOutput
+
+
+def _store_worktree_changes(
+    store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]
+) -> None:
+    """Files the shell changed (``sed -i``, ``>``, ``mv``…), from the repository's own view
+    (``git status``, affordable here), recorded before the snapshot lists the files; only
+    those changed since the session's first event and not yet named (ctxmode.worktree)."""
+    if not os.path.exists(os.path.join(inp.project_dir, ".git")):
+        return
+    from ctxmode import worktree
+
+    changed = worktree.changed_files(
+        inp.project_dir, min(worktree.GIT_TIMEOUT, ctx.remaining() / 3)
+    )
+    if not changed:
+        return
+    from ctxmode import fastjson
+
+    events = store.session_events(inp.session_id)
+    if not events:
+        return
+    known: set[str] = set()
+    for event in events:
+        if event.category == "file":
+            try:
+                path = fastjson.loads(event.data).get("path")
+            except (fastjson.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(path, str):
+                known.add(path)
+    since = _epoch(str(events[0].created_at))
+    mtimes = worktree.mtimes_of(inp.project_dir, [path for _, path in changed])
+    drafts = worktree.reconcile(changed, known, mtimes, since)
+    if not drafts:
+        return
+    from ctxmode import redact
+    from ctxmode.events import make
+
+    found = []
+    for type_, data in drafts:
+        data["path"] = redact.mask(str(data["path"]))
+        found.append(make(type_, data, source_hook=inp.event))
+    excluded = cfg.get("exclude_paths")
+    if excluded:
+        found = _drop_excluded(found, excluded)  # type: ignore[arg-type]
+    if found:
+        _record(inp, ctx, found, cfg, store)
+
+
+def _epoch(stamp: str) -> float:
+    """An ISO-8601 UTC stamp of the store (``2026-12-02T14:51:20.123Z``) → epoch seconds."""
+    import calendar
+    import time
+
+    try:
+        return float(calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
+    except ValueError:
+        return 0.0
 
 
 def summary_text(text: str) -> str:

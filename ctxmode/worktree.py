@@ -1,0 +1,112 @@
+"""Files changed by any route: the repository's own view, read when a snapshot is taken.
+
+An agent changes files through the shell too (``sed -i``, ``>``, ``tee``, ``cp``/``mv``/``rm``,
+generators, formatters), which no file-tool hook reports. At PreCompact, where a subprocess
+is affordable, ``git status`` lists what the working tree holds changed; a path the session's
+events do not name yet, modified since the session's first event, becomes a file event
+(``via: "git status"``), so the snapshot's files list every changed file however it changed.
+A file already dirty before the session started is left out (its mtime is older).
+
+``changed_files`` is the only I/O; ``reconcile`` is pure.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+# git must answer within this (a huge repository is skipped, never waited for).
+GIT_TIMEOUT = 3.0
+MAX_FILES = 200
+VIA = "git status"
+
+
+def changed_files(tree: str, timeout: float = GIT_TIMEOUT) -> list[tuple[str, str]] | None:
+    """(status, path relative to ``tree``) of each changed file; None if git cannot tell.
+
+    Status: ``M`` modified, ``A`` added or untracked, ``D`` deleted, ``R`` renamed (the new
+    path). Ignored files are left out, as git leaves them out.
+    """
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "-C", tree, "status", "--porcelain=v1", "-z", "--untracked-files=all"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+            | {"GIT_OPTIONAL_LOCKS": "0"},  # never take the index lock from under the agent
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0:
+        return None
+    return parse_status(proc.stdout.decode("utf-8", "surrogateescape"))
+
+
+def parse_status(text: str) -> list[tuple[str, str]]:
+    """``git status --porcelain=v1 -z`` → (status, path) pairs (pure)."""
+    out: list[tuple[str, str]] = []
+    fields = text.split("\0")
+    i = 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        x, y, path = entry[0], entry[1], entry[3:]
+        if x == "R" or x == "C":
+            i += 1  # the source path follows
+        if x == "?" or x == "A":
+            status = "A"
+        elif x == "D" or y == "D":
+            status = "D"
+        elif x in "RC":
+            status = "R"
+        else:
+            status = "M"
+        out.append((status, path))
+        if len(out) >= MAX_FILES:
+            break
+    return out
+
+
+def reconcile(
+    changed: Iterable[tuple[str, str]],
+    known: set[str],
+    mtimes: dict[str, float | None],
+    since: float,
+) -> list[tuple[str, dict[str, object]]]:
+    """File events for the changes the session's events miss (pure).
+
+    ``known``: paths the session's file events name; ``mtimes``: each path's mtime (None:
+    gone); ``since``: the session's first event (epoch seconds): older changes are not its.
+    """
+    drafts: list[tuple[str, dict[str, object]]] = []
+    for status, path in changed:
+        if path in known or path.endswith("/"):
+            continue
+        mtime = mtimes.get(path)
+        if status == "D":
+            drafts.append(("file_delete", {"path": path, "via": VIA}))
+        elif mtime is not None and mtime >= since:
+            if status == "A":
+                drafts.append(("file_write", {"path": path, "kind": "create", "via": VIA}))
+            else:
+                drafts.append(("file_edit", {"path": path, "summary": "changed", "via": VIA}))
+    return drafts
+
+
+def mtimes_of(tree: str, paths: Iterable[str]) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for path in paths:
+        try:
+            out[path] = os.stat(os.path.join(tree, path)).st_mtime
+        except OSError:
+            out[path] = None
+    return out
