@@ -159,3 +159,33 @@ def test_a_user_trust_entry_with_another_hash_is_refused(codex_home: Path) -> No
 def test_codex_has_no_local_scope(codex_home: Path, project: Path) -> None:
     result = cli("install", "--host", "codex", "--local", str(project))
     assert result.exit_code == 2 and "no local scope" in result.output
+
+
+# -- doctor ------------------------------------------------------------------------------------
+
+
+def _codex_checks(codex_home: Path, project: Path) -> dict[str, str]:
+    import os
+    import time
+
+    from ctxmode.doctor import Context, check_codex
+
+    ctx = Context(env=dict(os.environ), project_dir=str(project), now=time.time())
+    return {check.name: check.status for check in check_codex(ctx)}
+
+
+def test_doctor_checks_codexs_trust(codex_home: Path, project: Path) -> None:
+    assert _codex_checks(codex_home, project) == {"registration": "ok"}
+    codex_config.install()
+    assert _codex_checks(codex_home, project) == {
+        "user events": "ok",
+        "user trust": "ok",
+    }
+    # A changed command (an upgrade by hand) is "modified" to Codex: it stops running.
+    hooks = codex_home / "hooks.json"
+    hooks.write_text(hooks.read_text().replace("--host codex", "--host  codex"))
+    assert _codex_checks(codex_home, project)["user trust"] == "fail"
+    result = cli("doctor")
+    assert "not trusted" in result.output
+    codex_config.install()
+    assert _codex_checks(codex_home, project)["user trust"] == "ok"

@@ -15,6 +15,8 @@ data root.
   Claude Code settings files register which ctxmode hooks (stale paths, duplicates,
   missing events, the SessionStart ``compact`` matcher, the plugin enabled as well, other
   memory tools on the same events), and what switches them off;
+- ``codex``: the Codex CLI's hooks.json and the trust entries without which Codex skips
+  the hooks (nothing when Codex is not set up);
 - ``project_store``: the project's store;
 - ``hook_log``: recent errors in the hook log;
 - ``transcripts``: the client's transcripts of this project not imported yet.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ctxmode.doctor.codex import check_codex
 from ctxmode.doctor.configuration import check_config
 from ctxmode.doctor.core import FAIL, OK, STATUSES, WARN, Check, Context, age
 from ctxmode.doctor.data_root import ROOT_SOURCES, check_data_root, store_files, unsafe_paths
@@ -69,6 +72,7 @@ CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
     check_data_root,
     check_config,
     check_hooks,
+    check_codex,
     check_store,
     check_log,
     check_transcripts,
@@ -106,6 +110,7 @@ __all__ = [
     "Context",
     "SettingsFile",
     "age",
+    "check_codex",
     "check_config",
     "check_data_root",
     "check_hooks",
