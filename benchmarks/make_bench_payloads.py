@@ -168,6 +168,7 @@ def build() -> dict:
             "session_start_compact": session_start,
             "session_start_startup": startup,
             "session_end": end,
+            **codex_payloads(),
         },
         # The mix used to seed the 1,000-event session (tool calls dominate, as they do).
         "seed": [
@@ -187,6 +188,48 @@ def build() -> dict:
             "task_update",
             "edit",
         ],
+    }
+
+
+def codex_payloads() -> dict[str, dict[str, object]]:
+    """The Codex CLI's shapes (tests/fixtures/codex-0.169.0): a shell call with its output
+    as a string, a patch, a prompt; their rollout file is the one ctxmode.bench writes."""
+    base: dict[str, object] = {
+        "session_id": "@SESSION@",
+        "turn_id": "01a23a9c-afd8-7e31-925e-c8b9cc83f60f",
+        "transcript_path": "@PROJECT@/.codex-rollout.jsonl",
+        "cwd": "@PROJECT@",
+        "model": "gpt-5.5",
+        "permission_mode": "bypassPermissions",
+    }
+    passed = "".join(f"tests/test_ledger_@N@.py::test_case_{i} PASSED\n" for i in range(40))
+    patch = (
+        "*** Begin Patch\n*** Update File: src/ledger_@N@.py\n@@\n-    total = 0\n"
+        "+    total = Decimal(0)\n*** End Patch"
+    )
+    return {
+        "codex_bash": base
+        | {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "python -m pytest tests/test_ledger_@N@.py -q"},
+            "tool_response": passed + "40 passed in 0.31s\n",
+            "tool_use_id": "call_bash_@N@",
+        },
+        "codex_patch": base
+        | {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "apply_patch",
+            "tool_input": {"command": patch},
+            "tool_response": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated "
+            "the following files:\nM src/ledger_@N@.py\n",
+            "tool_use_id": "call_patch_@N@",
+        },
+        "codex_prompt": base
+        | {
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "Now make the ledger totals exact (@N@) and rerun the tests.",
+        },
     }
 
 

@@ -30,23 +30,70 @@ def changed_files(tree: str, timeout: float = GIT_TIMEOUT) -> list[tuple[str, st
     Status: ``M`` modified, ``A`` added or untracked, ``D`` deleted, ``R`` renamed (the new
     path). Ignored files are left out, as git leaves them out.
     """
-    import subprocess
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # never take the index lock from under the agent
+    argv = ["git", "-C", tree, "status", "--porcelain=v1", "-z", "--untracked-files=all"]
+    out = run(argv, env, timeout)
+    return None if out is None else parse_status(out.decode("utf-8", "surrogateescape"))
 
+
+def run(argv: list[str], env: dict[str, str], timeout: float) -> bytes | None:
+    """A command's stdout, or None (failed, or still running at ``timeout``: killed).
+
+    posix_spawn and select, not subprocess: a hook must not load subprocess's imports
+    (re, enum, collections… tests/test_bench.py); elsewhere subprocess it is.
+    """
+    spawn = getattr(os, "posix_spawnp", None)
+    if spawn is None:
+        import subprocess
+
+        try:
+            proc = subprocess.run(argv, capture_output=True, env=env, timeout=timeout, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+    import select
+    import time
+
+    read_end, write_end = os.pipe()
+    devnull = os.open(os.devnull, os.O_RDWR)
     try:
-        proc = subprocess.run(
-            ["git", "-C", tree, "status", "--porcelain=v1", "-z", "--untracked-files=all"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-            | {"GIT_OPTIONAL_LOCKS": "0"},  # never take the index lock from under the agent
+        pid = spawn(
+            argv[0],
+            argv,
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, devnull, 0),
+                (os.POSIX_SPAWN_DUP2, write_end, 1),
+                (os.POSIX_SPAWN_DUP2, devnull, 2),
+                (os.POSIX_SPAWN_CLOSE, read_end),
+            ],
         )
-    except (OSError, subprocess.SubprocessError):
+    except OSError:
+        os.close(read_end)
         return None
-    if proc.returncode != 0:
-        return None
-    return parse_status(proc.stdout.decode("utf-8", "surrogateescape"))
+    finally:
+        os.close(write_end)
+        os.close(devnull)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                return None
+            ready, _, _ = select.select([read_end], [], [], left)
+            if ready:
+                data = os.read(read_end, 65536)
+                if not data:
+                    break
+                chunks.append(data)
+    finally:
+        os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
 
 
 def parse_status(text: str) -> list[tuple[str, str]]:

@@ -125,7 +125,9 @@ def test_every_case_has_its_payload_and_event() -> None:
             assert "hook_event_name" not in bundle["payloads"][case.payload]
             assert "context_window" in bundle["payloads"][case.payload]
             continue
-        assert bundle["payloads"][case.payload]["hook_event_name"] == case.event
+        # A Codex case's event is "codex:<event>": the Codex hook command of that event.
+        event = case.event.removeprefix(bench.CODEX)
+        assert bundle["payloads"][case.payload]["hook_event_name"] == event
     assert set(bundle["seed"]) <= set(bundle["payloads"])
 
 
@@ -286,7 +288,8 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     report = json.loads(result.output)
     names = [hook["name"] for hook in report["hooks"]]
     assert names == [case.name for case in bench.CASES]
-    assert {hook["event"] for hook in report["hooks"]} == {*SHIMS, bench.STATUS_LINE}
+    codex = {bench.CODEX + "PostToolUse", bench.CODEX + "UserPromptSubmit"}
+    assert {hook["event"] for hook in report["hooks"]} == {*SHIMS, bench.STATUS_LINE, *codex}
     assert report["runs"] == 3
     assert report["p95_min_runs"] == bench.P95_MIN_RUNS == 20
     assert report["problems"] == []
@@ -467,12 +470,15 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "post_compact",
         "session_end",
         "session_start_startup",
+        "codex_prompt",
+        "codex_bash",
+        "codex_patch",
     ]
     assert set(order) == set(bundle["payloads"]) - {"statusline"}
     for n, name in enumerate(order):
         data = bench.render(bundle["payloads"][name], str(project), "imports-session", n)
         event = json.loads(data)["hook_event_name"]
-        command = hook_command(event)
+        command = hook_command(event, host="codex" if name.startswith("codex_") else None)
         command[1:1] = ["-X", "importtime"]
         proc = subprocess.run(
             command, input=data, capture_output=True, env=env, cwd=project, timeout=60, check=False

@@ -25,6 +25,8 @@ BIG_MEMORY_TARGET_MIB = 64.0
 
 # The "event" of the status line command (Claude Code's ``statusLine``, no hook event).
 STATUS_LINE = "StatusLine"
+# The prefix of a case's "event" that runs the Codex CLI's hook command of that event.
+CODEX = "codex:"
 
 
 class BenchError(Exception):
@@ -53,6 +55,10 @@ CASES: tuple[Case, ...] = (
     Case("PostToolUseFailure Bash", "PostToolUseFailure", "failure", *TOOL_TARGET),
     Case("PostToolUse Bash", "PostToolUse", "bash", *TOOL_TARGET),
     Case("PostToolUse TaskCreate", "PostToolUse", "task", *TOOL_TARGET),
+    # The same hooks run by the Codex CLI (``--host codex``): its payloads, its rollout file.
+    Case("Codex PostToolUse Bash", CODEX + "PostToolUse", "codex_bash", *TOOL_TARGET),
+    Case("Codex PostToolUse apply_patch", CODEX + "PostToolUse", "codex_patch", *TOOL_TARGET),
+    Case("Codex UserPromptSubmit", CODEX + "UserPromptSubmit", "codex_prompt", 2.5),
     Case("UserPromptSubmit", "UserPromptSubmit", "prompt", 2.5),
     Case("PreCompact (1,000 events)", "PreCompact", "pre_compact", 3.5),
     Case("SessionStart compact (1,000 events)", "SessionStart", "session_start_compact", 3.0),

@@ -148,6 +148,13 @@ def run(
     began = time.perf_counter()
     commands, source = resolve_commands(settings_path)
     commands[STATUS_LINE] = statusline_command(settings_path)
+    # The Codex CLI's commands: the same interpreter and package, with --host codex.
+    from ctxmode.bench.cases import CODEX
+    from ctxmode.codex_config import hook_specs as codex_specs
+
+    python = interpreter_of(commands.get("PostToolUse", ""))
+    for spec in codex_specs(python if os.path.isabs(python) else None):
+        commands.setdefault(CODEX + spec.event, spec.command)
     missing = sorted({case.event for case in cases} - set(commands))
     if missing:
         raise BenchError(f"no hook command for {', '.join(missing)}")
@@ -171,6 +178,7 @@ def run(
         project = os.path.join(tmp, "project")
         os.makedirs(os.path.join(project, ".git"))
         os.makedirs(os.path.join(project, "src"))
+        _write_rollout(os.path.join(project, ".codex-rollout.jsonl"))
         env = hook_env(home, project)
         if progress:
             progress(f"seeding a session with {SEED_EVENTS:,} events")
@@ -251,6 +259,41 @@ def run(
         import_figure=figure,
         view_figures=view_figures,
     )
+
+
+def _write_rollout(path: str, calls: int = 50) -> None:
+    """A Codex rollout file for the Codex cases: each call and its output, a failure among
+    them. The first Codex hook reads it whole (one MAX_READ at most), later ones find
+    nothing new: the incremental read's steady state is a stat and an empty read."""
+    import json
+
+    lines = []
+    for i in range(calls):
+        call_id = f"call_rollout_{i}"
+        code = 2 if i == calls // 2 else 0
+        lines.append(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps({"cmd": f"pytest tests/test_{i}.py"}),
+                    "call_id": call_id,
+                },
+            }
+        )
+        lines.append(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": call_id,
+                    "output": f"Process exited with code {code}\nOutput:\nok\n",
+                },
+            }
+        )
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(line) + "\n" for line in lines))
 
 
 def _ratio(value: float | None, floor: float | None) -> float | None:
