@@ -520,3 +520,20 @@ def test_the_bench_measures_the_import() -> None:
     figure = measure(300_000)
     assert figure.bytes >= 300_000 and figure.records > 100 and figure.events > 10
     assert figure.mb_per_second > 0
+
+
+def test_a_call_interrupted_by_a_new_prompt_does_not_hold_the_offset() -> None:
+    """A tool_use that never got its result (the person interrupted, then typed again)
+    must not keep every later import re-reading the file from there."""
+    records = [
+        {"type": "user", "sessionId": "s", "message": {"content": "first"}},
+        {"type": "assistant", "sessionId": "s", "message": {"content": [
+            {"type": "tool_use", "id": "toolu_lost", "name": "Bash", "input": {"command": "sleep 99"}}]}},
+        {"type": "user", "sessionId": "s", "message": {"content": "never mind, second"}},
+    ]  # fmt: skip
+    data = "".join(json.dumps(r) + "\n" for r in records).encode()
+    assert transcripts.read(data[: data.index(b"never") - 60]).offset < len(data)
+    chunk = transcripts.read(data)
+    assert chunk.offset == len(data)
+    prompts = [item.inp.prompt for item in chunk.items if isinstance(item, transcripts.Call)]
+    assert prompts == ["first", "never mind, second"]

@@ -123,8 +123,9 @@ def import_cmd(
         echo_json(totals.as_dict())
         return
     if not found:
-        where = "the given files" if files else "~/.claude/projects"
-        scope = "any project" if all_projects or files else "this project"
-        click.echo(f"no transcripts of {scope} in {where}")
+        from ctxmode.hosts.claude_code_transcripts import projects_dir
+
+        scope = "any project" if all_projects else "this project"
+        click.echo(f"no transcripts of {scope} in {projects_dir(env)}")
         return
     click.echo(summary_line(totals))
