@@ -351,37 +351,11 @@ def _late_events(
     cfg: dict[str, object],
 ) -> list[SessionEvent]:
     """The tool outcomes a client reported late (``inp.late``; Codex's rollout file), in
-    the order they happened: each failure an error, each success the ``error_resolved``
-    of an open error with its key — the rule the immediate hooks follow."""
-    from ctxmode.events import make
-    from ctxmode.extract.errors import failure_key
+    the order they happened: errors, and the resolutions of open ones (ctxmode.outcomes)."""
+    from ctxmode.outcomes import ordered
 
-    open_keys = store.open_error_keys(inp.session_id)
-    pending = iter(failures)
-    out: list[SessionEvent] = []
-    for item in late:
-        item = _masked(item, cfg)
-        key = failure_key(item)
-        if item.event == "PostToolUseFailure":
-            # _late_failures made this item's event (one), in this same order.
-            event = next(pending, None)
-            if event is not None:
-                out.append(event)
-            if key:
-                open_keys.add(key)
-        elif key and key in open_keys:
-            open_keys.discard(key)
-            resolved = make(
-                "error_resolved",
-                {"tool": item.tool_name, "key": key},
-                tool_use_id=item.tool_use_id,
-                agent_id=item.agent_id,
-                agent_type=item.agent_type,
-                source_hook=item.event,
-            )
-            out.append(resolved)
-    out.extend(pending)  # none left, unless an extractor made more than one event
-    return out
+    masked = [_masked(item, cfg) for item in late]
+    return ordered(store.open_error_keys(inp.session_id), masked, failures)
 
 
 def _store_late(store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]) -> None:
@@ -489,59 +463,20 @@ def _store_worktree_changes(
     store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]
 ) -> None:
     """Files the shell changed (``sed -i``, ``>``, ``mv``…), from the repository's own view
-    (``git status``, affordable here), recorded before the snapshot lists the files; only
-    those changed since the session's first event and not yet named (ctxmode.worktree)."""
+    (``git status``, affordable here), recorded before the snapshot lists the files
+    (ctxmode.worktree)."""
     if not os.path.exists(os.path.join(inp.project_dir, ".git")):
         return
     from ctxmode import worktree
 
-    changed = worktree.changed_files(
-        inp.project_dir, min(worktree.GIT_TIMEOUT, ctx.remaining() / 3)
-    )
-    if not changed:
-        return
-    from ctxmode import fastjson
-
+    timeout = min(worktree.GIT_TIMEOUT, ctx.remaining() / 3)
     events = store.session_events(inp.session_id)
-    if not events:
-        return
-    known: set[str] = set()
-    for event in events:
-        if event.category == "file":
-            try:
-                path = fastjson.loads(event.data).get("path")
-            except (fastjson.JSONDecodeError, AttributeError):
-                continue
-            if isinstance(path, str):
-                known.add(path)
-    since = _epoch(str(events[0].created_at))
-    mtimes = worktree.mtimes_of(inp.project_dir, [path for _, path in changed])
-    drafts = worktree.reconcile(changed, known, mtimes, since)
-    if not drafts:
-        return
-    from ctxmode import redact
-    from ctxmode.events import make
-
-    found = []
-    for type_, data in drafts:
-        data["path"] = redact.mask(str(data["path"]))
-        found.append(make(type_, data, source_hook=inp.event))
+    found = worktree.new_file_events(events, inp.project_dir, timeout, inp.event)
     excluded = cfg.get("exclude_paths")
-    if excluded:
+    if found and excluded:
         found = _drop_excluded(found, excluded)  # type: ignore[arg-type]
     if found:
         _record(inp, ctx, found, cfg, store)
-
-
-def _epoch(stamp: str) -> float:
-    """An ISO-8601 UTC stamp of the store (``2026-12-02T14:51:20.123Z``) → epoch seconds."""
-    import calendar
-    import time
-
-    try:
-        return float(calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
-    except ValueError:
-        return 0.0
 
 
 def summary_text(text: str) -> str:

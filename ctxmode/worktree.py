@@ -7,7 +7,8 @@ events do not name yet, modified since the session's first event, becomes a file
 (``via: "git status"``), so the snapshot's files list every changed file however it changed.
 A file already dirty before the session started is left out (its mtime is older).
 
-``changed_files`` is the only I/O; ``reconcile`` is pure.
+``changed_files`` runs git; ``reconcile`` is pure; ``new_file_events`` puts them together
+for the PreCompact handler.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
+
+    from ctxmode.events import SessionEvent
 
 # git must answer within this (a huge repository is skipped, never waited for).
 GIT_TIMEOUT = 3.0
@@ -157,3 +160,45 @@ def mtimes_of(tree: str, paths: Iterable[str]) -> dict[str, float | None]:
         except OSError:
             out[path] = None
     return out
+
+
+def new_file_events(
+    events: Sequence[SessionEvent], tree: str, timeout: float, source_hook: str
+) -> list[SessionEvent]:
+    """File events for what ``git status`` shows changed in ``tree`` since the session's
+    first event (``events``: the session's, oldest first) that no event names yet."""
+    if not events:
+        return []
+    changed = changed_files(tree, timeout)
+    if not changed:
+        return []
+    from ctxmode import fastjson, redact
+    from ctxmode.events import make
+
+    known: set[str] = set()
+    for event in events:
+        if event.category == "file":
+            try:
+                path = fastjson.loads(event.data).get("path")
+            except (fastjson.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(path, str):
+                known.add(path)
+    since = epoch(str(events[0].created_at))
+    drafts = reconcile(changed, known, mtimes_of(tree, [path for _, path in changed]), since)
+    found = []
+    for type_, data in drafts:
+        data["path"] = redact.mask(str(data["path"]))  # a path is payload text too
+        found.append(make(type_, data, source_hook=source_hook))
+    return found
+
+
+def epoch(stamp: str) -> float:
+    """An ISO-8601 UTC stamp of the store (``2026-12-02T14:51:20.123Z``) → epoch seconds."""
+    import calendar
+    import time
+
+    try:
+        return float(calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
+    except ValueError:
+        return 0.0
