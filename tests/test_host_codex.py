@@ -313,3 +313,21 @@ def test_a_line_longer_than_a_read_is_skipped(tmp_path: Path) -> None:
     assert lines == [] and offset == codex_rollout.MAX_READ + 11
     lines, offset = codex_rollout._read_lines(str(path), offset)
     assert lines == [b'{"a": 1}'] and offset == os.path.getsize(path)
+
+
+def test_a_commit_whose_call_failed_is_not_in_the_snapshot(project: Path, tmp_path: Path) -> None:
+    """Codex records a `git commit` call before its exit code comes: a failed one (no sha
+    in its output) must not be shown as made, as on Claude Code (no PostToolUse there)."""
+    rollout = tmp_path / "rollout.jsonl"
+    commit = 'git commit -q -m "Half-made change"'
+    rollout.write_text("")
+    _post(project, rollout, commit, "c1")
+    with rollout.open("a") as fh:
+        fh.write(_call("c1", commit) + _output("c1", 128, "Author identity unknown"))
+    session = load("PostToolUse.Bash.json")["session_id"]
+    pre = moved(load("PreCompact.auto.json"), project, rollout) | {"session_id": session}
+    hook("PreCompact", pre)
+    start = moved(load("SessionStart.compact.json"), project, rollout) | {"session_id": session}
+    snapshot = json.loads(hook("SessionStart", start))["hookSpecificOutput"]["additionalContext"]
+    assert "Author identity unknown" in snapshot  # the failure is there
+    assert "<commit>" not in snapshot  # the commit is not

@@ -373,12 +373,22 @@ _HANDLERS: dict[str, Callable[[State, dict[Any, Any], int, SessionEvent], None]]
 }
 
 
+def _failed_commit(ev: SessionEvent, failed: set[str | None]) -> bool:
+    return ev.tool_use_id in failed and not _s(_fields(ev.data), "sha")
+
+
 def fold_events(events: Sequence[SessionEvent]) -> State:
     st = State()
     handlers = _HANDLERS
+    # A call that failed committed nothing it could prove: a client that reports failures
+    # late (Codex) has recorded its git_commit before the error came; a sha in the output
+    # still proves the commit (see _failed_commit).
+    failed = {ev.tool_use_id for ev in events if ev.type == "tool_error" and ev.tool_use_id}
     for i, ev in enumerate(events):
         try:
             etype = ev.type
+            if failed and etype == "git_commit" and _failed_commit(ev, failed):
+                continue
             handler = handlers.get(etype) if isinstance(etype, str) else None
             if handler is not None:
                 handler(st, _fields(ev.data), i, ev)
