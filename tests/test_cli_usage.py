@@ -116,6 +116,10 @@ BAD: list[tuple[str, list[str], str]] = [
     ("view", ["--session", "nope"], "Invalid value for '--session': no session 'nope' in "),
     ("view", ["--session", "abc"], "'abc' is the start of 2 session ids"),
     ("statusline", ["--then"], "Option '--then' requires an argument"),
+    ("import", ["--since", "soon"], "is neither a duration"),
+    ("import", ["--since", "-3"], "'-3' is not a number of days >= 0"),
+    ("import", ["--all", "--project", "/tmp"], "give --project DIR or --all, not both"),
+    ("import", ["/nonexistent/x.jsonl"], "does not exist"),
 ]
 # The commands that take --project DIR (for the store of this test's project).
 WITH_PROJECT = {"dump", "search", "stats", "sessions", "show-snapshot", "purge", "doctor", "view"}

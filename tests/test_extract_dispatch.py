@@ -322,8 +322,12 @@ def test_fit_drops_list_items_when_strings_cannot_give() -> None:
 
 
 def _all_payloads() -> list[tuple[str, dict[str, Any]]]:
-    found = [(p.name, json.loads(p.read_text())) for p in sorted(FIXTURES.rglob("*.json"))]
-    for stream in sorted(FIXTURES.rglob("*.jsonl")):
+    # transcripts/ holds what `ctxmode import` reads (tests/test_import.py), not payloads.
+    def payloads(pattern: str) -> list[Path]:
+        return [p for p in sorted(FIXTURES.rglob(pattern)) if "transcripts" not in p.parts]
+
+    found = [(p.name, json.loads(p.read_text())) for p in payloads("*.json")]
+    for stream in payloads("*.jsonl"):
         for n, line in enumerate(stream.read_text().splitlines()):
             found.append((f"{stream.name}:{n}", json.loads(line)))
     return found
