@@ -373,7 +373,7 @@ _HANDLERS: dict[str, Callable[[State, dict[Any, Any], int, SessionEvent], None]]
 }
 
 
-def _failed_commit(ev: SessionEvent, failed: set[str | None]) -> bool:
+def _failed_commit(ev: SessionEvent, failed: set[str]) -> bool:
     return ev.tool_use_id in failed and not _s(_fields(ev.data), "sha")
 
 
