@@ -27,9 +27,12 @@ REPO = Path(__file__).resolve().parents[1]
 def _isolated_data_root(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Every test gets its own CTXMODE_HOME; Claude Code's own variables are removed."""
+    """Every test gets its own CTXMODE_HOME and CODEX_HOME; Claude Code's own variables
+    are removed."""
     home = tmp_path_factory.mktemp("ctxmode-home")
     monkeypatch.setenv("CTXMODE_HOME", str(home))
+    # Nor the user's Codex folder (doctor and install --host codex read it).
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path_factory.mktemp("codex-home")))
     for name in list(os.environ):
         if name.startswith(("CLAUDE_", "CLAUDECODE")) or name == "CTXMODE_DISABLE":
             monkeypatch.delenv(name, raising=False)

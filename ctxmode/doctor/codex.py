@@ -3,8 +3,7 @@
 Codex runs a hook only when the user's config.toml trusts it with the hash of its current
 command (``ctxmode.codex_config``); an untrusted or "modified" hook is skipped in silence by
 ``codex exec``. So besides the events and the command paths, every ctxmode handler's trust
-entry is checked. Nothing is reported when Codex is not set up at all (no Codex folder and
-no project hooks.json).
+entry is checked. Nothing is reported when ctxmode is not registered for Codex.
 """
 
 from __future__ import annotations
@@ -58,17 +57,8 @@ def check_codex(ctx: Context) -> list[Check]:
             continue
         registered_any = True
         checks.extend(_file_checks(scope, path, text, found, entries, trusted))
-    if not registered_any and not checks:
-        return [
-            Check(
-                GROUP,
-                "registration",
-                OK,
-                "Codex found, ctxmode not registered for it (optional)",
-                FIX,
-            )
-        ]
-    return checks
+    # Codex without ctxmode is a choice, not a finding: nothing to report then.
+    return checks if registered_any or checks else []
 
 
 def _file_checks(

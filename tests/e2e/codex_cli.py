@@ -42,12 +42,20 @@ def requested_version() -> str:
 
 
 def _version_of(exe: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            [str(exe), "--version"], capture_output=True, text=True, timeout=60, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    # A throwaway HOME: even `--version` makes ~/.codex/tmp.
+    with tempfile.TemporaryDirectory(prefix="ctxmode-codex-version-") as home:
+        env = hermetic_env(Path(home), {"CODEX_HOME": str(Path(home) / ".codex")})
+        try:
+            out = subprocess.run(
+                [str(exe), "--version"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+                env=env,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
     # "codex-cli 0.169.0"
     words = out.stdout.split()
     return words[-1] if out.returncode == 0 and words else None
