@@ -110,9 +110,11 @@ class SessionEvent:
 TYPES: dict[str, tuple[str, int, str]] = {
     # file
     "file_read": ("file", LOW, "{path, [offset], [limit]}"),
-    "file_write": ("file", HIGH, "{path, [kind: create|overwrite]}"),
-    "file_edit": ("file", HIGH, "{path, [summary], [edits], [replace_all]}"),
-    "file_delete": ("file", HIGH, "{path}"),
+    # [via]: a change no file tool reported: "shell" (the command line states it,
+    # extract.shell_writes) or "git status" (found when a snapshot is taken, worktree).
+    "file_write": ("file", HIGH, "{path, [kind: create|overwrite], [via]}"),
+    "file_edit": ("file", HIGH, "{path, [summary], [edits], [replace_all], [via]}"),
+    "file_delete": ("file", HIGH, "{path, [via]}"),
     "file_search": ("file", MINOR, "{tool: Glob|Grep, pattern, [path], [matches]}"),
     # rule
     "rule_read": ("rule", HIGH, "{path}"),

@@ -48,6 +48,8 @@ MAX_DRAFTS = 40
 MAX_SEGMENTS = 256
 
 _START: Sym = ("rel", 0, ())
+# Programs whose arguments name files they change (ctxmode.extract.shell_writes).
+_WRITERS = frozenset({"tee", "sed", "gsed", "rm", "mv", "cp"})
 
 
 def extract(inp: HookInput) -> list[events.SessionEvent]:
@@ -77,8 +79,15 @@ def drafts(inp: HookInput) -> list[Draft]:
     if not command.strip():
         return []
     walker = _Walker(home_from_transcript(inp.transcript_path))
-    walker.walk(shell.parse(command), (0,), 0)
+    parsed = shell.parse(command)
+    walker.walk(parsed, (0,), 0)
     out = walker.drafts(inp.cwd, stdout, _commit_sha(response))
+    if not walker.cd_moves and (">" in command or any(p in _WRITERS for p in walker.programs)):
+        # What the command line evidently changes (`> f`, `tee`, `sed -i`, `rm`, `mv`…),
+        # where its relative paths are certain: no `cd` moved it (extract.shell_writes).
+        from ctxmode.extract import shell_writes
+
+        out += shell_writes.drafts(parsed, inp.project_dir, inp.cwd)
     if not _only_viewers(walker.programs):
         error = output_error(stdout, stderr)
         if error:
