@@ -13,19 +13,68 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from ctxmode.paths import Identity
+
 
 class Context:
-    """What a handler needs besides the input: environment, paths, clock, deadline."""
+    """What a handler needs besides the input: environment, paths, clock, deadline,
+    and where the session runs (the repository's identity, the client's name)."""
 
-    __slots__ = ("deadline", "env", "log_dir", "root", "started", "store_path")
+    __slots__ = (
+        "_branch",
+        "client",
+        "deadline",
+        "env",
+        "identity",
+        "log_dir",
+        "root",
+        "started",
+        "store_path",
+    )
 
-    def __init__(self, env: Mapping[str, str], root: str, store_path: str, deadline: float):
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        root: str,
+        store_path: str,
+        deadline: float,
+        identity: Identity | None = None,
+        client: str | None = None,
+    ):
         self.env = env
         self.root = root
         self.store_path = store_path
         self.log_dir = os.path.join(root, "logs")
         self.started = time.monotonic()
         self.deadline = deadline
+        self.identity = identity
+        self.client = client
+        self._branch: str | None = None
 
     def remaining(self) -> float:
         return self.deadline - (time.monotonic() - self.started)
+
+    @property
+    def worktree(self) -> str | None:
+        """The work tree the session runs in (None outside git): a handover prefers a
+        snapshot of the same one, since a repository's worktrees share its store."""
+        return self.identity.worktree if self.identity is not None else None
+
+    def project(self, fallback: str) -> str:
+        """The repository key the session's rows record (``fallback`` without identity)."""
+        return self.identity.project if self.identity is not None else fallback
+
+    def where(self, cwd: str) -> tuple[str | None, str | None, str | None, str | None]:
+        """(worktree, branch, cwd, client) for the session's ``session_meta`` row.
+
+        The branch is read from the work tree's ``HEAD`` on first use only: hooks that
+        write nothing never pay for it.
+        """
+        ident = self.identity
+        if ident is None:
+            return (None, None, cwd or None, self.client)
+        if self._branch is None and ident.gitdir:
+            from ctxmode.paths import head_branch
+
+            self._branch = head_branch(ident.gitdir) or ""
+        return (ident.worktree, self._branch or None, cwd or None, self.client)

@@ -142,7 +142,13 @@ LOOKUP_HOME_ENV = "CTXMODE_LOOKUP_HOME"
 
 
 def search_command(project_dir: str, ctx: Context | None = None) -> str:
-    """A shell prefix the model can run as written to search this project's store."""
+    """A shell prefix the model can run as written to search this project's store.
+
+    It names the repository (``ctx``'s identity when given), not the work tree: the
+    path resolves to the same store from any worktree, subfolder or symlink of it.
+    """
+    if ctx is not None:
+        project_dir = ctx.project(project_dir)
     prefix = ""
     if ctx is not None and ctx.env.get(LOOKUP_HOME_ENV) == "1" and ctx.root:
         prefix = f"CTXMODE_HOME={shell_quote(ctx.root)} "
@@ -230,7 +236,12 @@ def _store_events(
     if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
         _drain_spool(store, inp, ctx, cap)
     store.add_events(
-        inp.session_id, events, source_hook=inp.event, project_dir=inp.project_dir, max_events=cap
+        inp.session_id,
+        events,
+        source_hook=inp.event,
+        project_dir=ctx.project(inp.project_dir),
+        max_events=cap,
+        where=ctx.where(inp.cwd),
     )
 
 
@@ -244,7 +255,10 @@ def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
             # One transaction, each line once (markers): a kill at any point neither
             # loses nor doubles what was spooled.
             store.add_batches(
-                pending, source_hook="spool", project_dir=inp.project_dir, max_events=cap
+                pending,
+                source_hook="spool",
+                project_dir=ctx.project(inp.project_dir),
+                max_events=cap,
             )
         except BaseException:
             spool.give_back(claimed, ctx.root, ctx.store_path)
@@ -551,7 +565,10 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             if store.session_flag(inp.session_id, "cleared"):
                 return None
             resume = store.claim_resume(
-                claimed_by=inp.session_id, exclude_session=inp.session_id, kind="end"
+                claimed_by=inp.session_id,
+                exclude_session=inp.session_id,
+                kind="end",
+                prefer_worktree=ctx.worktree,
             )
             if resume is None:
                 # Another session's compaction snapshot belongs to that session's own
@@ -564,15 +581,20 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
                     exclude_session=inp.session_id,
                     kind="compact",
                     min_age_seconds=COMPACT_GRACE_SECONDS,
+                    prefer_worktree=ctx.worktree,
                 )
             return _handed(resume, inp, source)
         if source == "clear":
             # A clean slate: this new session must never inherit what came before it.
-            store.set_session_flag(inp.session_id, "cleared", inp.project_dir)
+            store.set_session_flag(
+                inp.session_id, "cleared", ctx.project(inp.project_dir), where=ctx.where(inp.cwd)
+            )
             if not cfg["inject_on_clear"]:
                 return None
         elif not cfg["inject_on_startup"]:
-            store.touch_session(inp.session_id, inp.project_dir)
+            store.touch_session(
+                inp.session_id, ctx.project(inp.project_dir), where=ctx.where(inp.cwd)
+            )
             return None
         max_age = float(cfg["startup_max_age_hours"]) * 3600  # type: ignore[arg-type]
         resume = store.claim_resume(
@@ -580,6 +602,7 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             exclude_session=inp.session_id,
             max_age_seconds=max_age,
             kind="end",
+            prefer_worktree=ctx.worktree,
         )
         reason = "inject_on_clear" if source == "clear" else "inject_on_startup"
         return _handed(resume, inp, reason)

@@ -131,17 +131,27 @@ def run_hook(
         inp = client.salvage(data, event) if oversized else client.parse(data, event)
         del data  # the parsed payload is all we need from here on: free the bytes
         inp.size = size
+        # The folder the session names (its config, ignore file, and the base of the
+        # relative paths in events), as before; the store is the repository's, one for
+        # all its worktrees (paths.identify): the CLI finds the same one.
         inp.project_dir = paths.project_dir(inp.cwd or os.getcwd(), env)
+        identity = paths.identify(inp.cwd, env)
         if os.path.exists(os.path.join(inp.project_dir, ".ctxmode-ignore")):
             return b""
         deadline = DEADLINES.get(event, DEFAULT_DEADLINE)
-        store_path = paths.prepare_store_path(inp.project_dir, env, root)
+        store_path = paths.store_file(root, identity.project)
+        if not os.path.exists(store_path):
+            # Rare: the repository's first hook. Its stores of older versions (per
+            # folder, per worktree, a moved checkout's) merge into it first.
+            from ctxmode.store.merge import ensure_store
+
+            ensure_store(store_path, identity, root)
         if paths.private_problem(store_path) or paths.private_problem(
             paths.spool_file(root, store_path)
         ):
             root = ""
             return b""
-        ctx = Context(env, root, store_path, deadline)
+        ctx = Context(env, root, store_path, deadline, identity, client.NAME)
         if watchdog and output_lock is not None:
             _start_watchdog(deadline, event, ctx.log_dir, output_lock)
 

@@ -1,7 +1,8 @@
 """Where ctxmode keeps its data, and which store belongs to which project.
 
 Every hook and every CLI command goes through these functions, so a project always
-maps to the same file. Hot path: stdlib ``os``/``sys`` only; ``platformdirs`` is
+maps to the same file: :func:`identify` decides the project (one per repository, all
+its worktrees included), :func:`store_file` names its store. Hot path: stdlib ``os``/``sys`` only; ``platformdirs`` is
 re-implemented below (importing it costs ~28 ms per hook), and a test keeps the two
 in agreement.
 """
@@ -26,7 +27,11 @@ LOCK_NAME = ".ctxmode.lock"
 
 
 def project_dir(cwd: str, env: Mapping[str, str]) -> str:
-    """``CLAUDE_PROJECT_DIR``, else the nearest ancestor of ``cwd`` holding ``.git``, else ``cwd``."""
+    """``CLAUDE_PROJECT_DIR``, else the nearest ancestor of ``cwd`` holding ``.git``, else ``cwd``.
+
+    The folder as the user names it (symlinks kept): where the installer puts project
+    settings. Which *store* a folder uses is :func:`identify`'s answer, not this one.
+    """
     explicit = env.get("CLAUDE_PROJECT_DIR")
     if explicit:
         return _abs(explicit)
@@ -43,8 +48,8 @@ def project_dir(cwd: str, env: Mapping[str, str]) -> str:
 
 
 def _abs(path: str) -> str:
-    # abspath() normalises ".." and trailing slashes lexically. Symlinks are kept as
-    # given on purpose: resolving them would rename every store made before.
+    # abspath() normalises ".." and trailing slashes lexically; identify_dir resolves
+    # symlinks before it calls this.
     result = os.path.abspath(path)
     if result.startswith("//") and not result.startswith("///") and os.sep == "/":
         result = result[1:]  # POSIX keeps a leading "//"; it names the same directory
@@ -69,16 +74,200 @@ def canonical(path: str, platform: str = sys.platform) -> str:
     return result
 
 
+# ---------------------------------------------------------------- one memory per repository
+
+
+class Identity:
+    """Which memory a folder belongs to: what :func:`identify` finds by reading files.
+
+    ``project``: the key of the store, the same for every worktree of one repository (the
+    main worktree's folder; a bare repository's own folder), the resolved folder outside
+    git. ``worktree``: the resolved root of the work tree the folder is in (None outside
+    git). ``gitdir``: that work tree's git dir (where its ``HEAD`` is); ``common_dir``: the
+    repository's shared git dir (equal to ``gitdir`` but in a linked worktree).
+    """
+
+    __slots__ = ("common_dir", "gitdir", "project", "worktree")
+
+    def __init__(
+        self,
+        project: str,
+        worktree: str | None = None,
+        gitdir: str | None = None,
+        common_dir: str | None = None,
+    ) -> None:
+        self.project = project
+        self.worktree = worktree
+        self.gitdir = gitdir
+        self.common_dir = common_dir
+
+    @property
+    def tree(self) -> str:
+        """The folder the work happens in: the work tree's root, else the project."""
+        return self.worktree or self.project
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Identity):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in Identity.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(self.project)
+
+    def __repr__(self) -> str:
+        return (
+            f"Identity(project={self.project!r}, worktree={self.worktree!r}, "
+            f"gitdir={self.gitdir!r}, common_dir={self.common_dir!r})"
+        )
+
+
+def identify(cwd: str, env: Mapping[str, str]) -> Identity:
+    """The identity of a hook's (or a command's) project: ``CLAUDE_PROJECT_DIR`` if set,
+    else ``cwd``, else the process's working directory; see :func:`identify_dir`."""
+    return identify_dir(env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())
+
+
+def identify_dir(start: str) -> Identity:
+    """The :class:`Identity` of ``start``, by reading files (never a ``git`` process).
+
+    Symlinks are resolved once (``realpath``), then the nearest ``.git`` above is found:
+
+    - a ``.git`` folder: a repository's main worktree, keyed by its own folder;
+    - a ``.git`` file naming a git dir with a ``commondir`` file: a linked worktree,
+      keyed by its repository (:func:`_repository`: the main worktree, or the bare
+      repository's folder);
+    - a ``.git`` file naming a git dir without ``commondir``: a submodule (or a
+      separate git dir), a repository of its own, keyed by its own work tree;
+    - nothing up to the top: not git, keyed by the resolved ``start``.
+
+    A few ``stat`` and ``open`` calls: every hook pays them (``ctxmode bench``).
+    """
+    start = _abs(os.path.realpath(start))
+    current = start
+    while True:
+        dot_git = os.path.join(current, ".git")
+        try:
+            st = os.stat(dot_git)
+        except OSError:
+            parent = os.path.dirname(current)
+            if parent == current:
+                return Identity(start)
+            current = parent
+            continue
+        if st.st_mode & 0o170000 == _KIND_DIR:
+            return Identity(current, current, dot_git, dot_git)
+        return _linked(current, dot_git)
+
+
+def _linked(tree: str, dot_git: str) -> Identity:
+    """The identity of a work tree whose ``.git`` is a file (``gitdir: <path>``)."""
+    text = _read_small(dot_git)
+    if not text or not text.startswith("gitdir:"):
+        return Identity(tree, tree)  # an odd .git file: the folder is its own project
+    target = text[len("gitdir:") :].split("\n", 1)[0].strip()
+    if not target:
+        return Identity(tree, tree)
+    gitdir = _abs(os.path.realpath(os.path.join(tree, target)))
+    common = _read_small(os.path.join(gitdir, "commondir"))
+    if common is None or not common.strip():
+        return Identity(tree, tree, gitdir, gitdir)  # a submodule: a repository of its own
+    common_dir = _abs(os.path.realpath(os.path.join(gitdir, common.strip())))
+    return Identity(_repository(common_dir), tree, gitdir, common_dir)
+
+
+def _repository(common_dir: str) -> str:
+    """The key of the repository whose shared git dir is ``common_dir``.
+
+    A non-bare repository's ``.git`` → the main worktree (its parent). A repository
+    whose config names its work tree (``core.worktree``, e.g. a submodule's git dir
+    under ``.git/modules/``) → that work tree, the key its own checkout has. Anything
+    else is a bare repository (``bare = true``, or a git dir not named ``.git``): its
+    own folder.
+    """
+    bare, worktree = _core_config(_read_small(os.path.join(common_dir, "config")) or "")
+    if worktree:
+        return _abs(os.path.realpath(os.path.join(common_dir, worktree)))
+    if os.path.basename(common_dir) == ".git" and not bare:
+        return os.path.dirname(common_dir)
+    return common_dir
+
+
+def _core_config(text: str) -> tuple[bool, str]:
+    """(``core.bare``, ``core.worktree``) of a git config text (enough of its syntax)."""
+    bare, worktree, in_core = False, "", False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            in_core = line[1:].split("]", 1)[0].strip().lower() == "core"
+            continue
+        if not in_core or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        key, value = key.strip().lower(), value.split("#", 1)[0].split(";", 1)[0].strip()
+        if key == "bare":
+            bare = value.lower() in ("true", "yes", "on", "1")
+        elif key == "worktree":
+            worktree = value.strip('"')
+    return bare, worktree
+
+
+def head_branch(gitdir: str | None) -> str | None:
+    """The branch checked out in a work tree (``HEAD`` of its git dir): the name after
+    ``refs/heads/``, 12 hex of the commit when detached, None when unreadable."""
+    if not gitdir:
+        return None
+    text = _read_small(os.path.join(gitdir, "HEAD"))
+    if not text:
+        return None
+    head = text.strip()
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref or None
+    return head[:12] or None
+
+
+def _read_small(path: str, limit: int = 4096) -> str | None:
+    """The start of a small text file, or None (absent, a folder, a FIFO, unreadable)."""
+    try:
+        # O_NONBLOCK: a FIFO in the way must not hang a hook.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        return os.read(fd, limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+# New stores are named by the repository key with this prefix, so that every store of
+# the older schemes (per folder, per worktree) is told apart by its name and merged
+# into the repository's store once (ctxmode.store.merge).
+STORE_PREFIX = "repo-"
+
+
+def repo_store_name(project: str, platform: str = sys.platform) -> str:
+    """``repo-`` + 16 hex of SHA-256 of the canonical repository key."""
+    return STORE_PREFIX + sha256_hex(canonical(project, platform))[:16]
+
+
+def store_file(root: str, project: str) -> str:
+    """``<root>/sessions/repo-<hash>.db``: the store of the repository key ``project``."""
+    return os.path.join(root, "sessions", repo_store_name(project) + ".db")
+
+
+# ---------------------------------------------------------------- names of older versions
+# Kept for the tests that make stores the way older versions did; ctxmode itself finds
+# old stores by what they record (ctxmode.store.merge), not by their names.
+
+
 def worktree_gitdir(project: str) -> str | None:
     """The ``.../worktrees/<name>`` git dir when ``project`` is a linked worktree, else None."""
     dot_git = os.path.join(project, ".git")
     if not os.path.isfile(dot_git):
         return None  # a normal checkout (folder) or no git at all
-    try:
-        with open(dot_git, encoding="utf-8", errors="replace") as handle:
-            first = handle.read(4096).strip()
-    except OSError:
-        return None
+    first = (_read_small(dot_git) or "").strip()
     if not first.startswith("gitdir:"):
         return None
     target = first[len("gitdir:") :].split("\n", 1)[0].strip()
@@ -95,11 +284,8 @@ def worktree_gitdir(project: str) -> str | None:
 
 
 def store_name(project: str, platform: str = sys.platform) -> str:
-    """16 hex of SHA-256 of the canonical project path, plus ``__<8 hex>`` for a linked worktree.
-
-    The suffix hashes the worktree's git dir (``<main>/.git/worktrees/<name>``): hashing
-    the worktree folder itself would only repeat the first 8 hex of the main hash.
-    """
+    """The name 0.2 gave: 16 hex of SHA-256 of the canonical project path, plus
+    ``__<8 hex>`` of the git dir for a linked worktree (one store per worktree)."""
     name = sha256_hex(canonical(project, platform))[:16]
     gitdir = worktree_gitdir(project)
     if gitdir is not None:
@@ -323,27 +509,13 @@ def sessions_dir(env: Mapping[str, str]) -> str:
 
 
 def store_path(project: str, env: Mapping[str, str]) -> str:
-    """``<root>/sessions/<store_name>.db``."""
-    return os.path.join(data_root(env), "sessions", store_name(project) + ".db")
+    """``<root>/sessions/repo-<hash>.db``: the store of the repository ``project`` is in
+    (any folder of it: a subfolder, a symlink to it, another worktree of it)."""
+    return store_file(data_root(env), identify_dir(project).project)
 
 
 def log_dir(env: Mapping[str, str]) -> str:
     return os.path.join(data_root(env), "logs")
-
-
-def prepare_store_path(project: str, env: Mapping[str, str], root: str | None = None) -> str:
-    """``store_path``, after renaming a legacy-named store to it if one is there.
-
-    Costs one ``stat`` when the store exists (the common case) and nothing more on
-    Linux, where the legacy and canonical names coincide. ``root``: the data root when
-    the caller has resolved it already (a hook has), so it is not looked up again.
-    """
-    if root is None:
-        root = data_root(env)
-    path = os.path.join(root, "sessions", store_name(project) + ".db")
-    if not os.path.exists(path):
-        migrate_legacy_name(root, project)
-    return path
 
 
 def missing_dirs(path: str) -> list[str]:
@@ -414,27 +586,3 @@ class FileLock:
 
 
 SIDE_FILES = ("-wal", "-shm")
-
-
-def migrate_legacy_name(root: str, project: str, platform: str = sys.platform) -> bool:
-    """Rename ``<legacy>.db`` (+ ``-wal``/``-shm``) to the canonical name once. True if renamed.
-
-    Runs under the sessions-folder lock and moves the side files before the database,
-    so a process that sees the new ``.db`` also sees its WAL. Tolerates a racing
-    process that did the rename already.
-    """
-    folder = os.path.join(root, "sessions")
-    new = os.path.join(folder, store_name(project, platform) + ".db")
-    old = os.path.join(folder, legacy_store_name(project) + ".db")
-    if old == new or not os.path.exists(old) or os.path.exists(new):
-        return False
-    with FileLock(folder):
-        if not os.path.exists(old) or os.path.exists(new):
-            return False  # someone else renamed it (or made a new store) meanwhile
-        for suffix in SIDE_FILES:
-            try:  # noqa: SIM105 - contextlib costs ~5 ms of imports
-                os.rename(old + suffix, new + suffix)
-            except FileNotFoundError:
-                pass  # no WAL/SHM: the last close checkpointed and removed them
-        os.rename(old, new)
-    return True

@@ -1,10 +1,12 @@
 """Purging sessions for real: the store's rows, the spool's records, quarantined copies.
 
-A session lives in up to three places under the data root: its rows in the project's
+A session lives in up to four places under the data root: its rows in the project's
 store, records in the spool that a hook left when the store was locked (imported by the
-next hook), and the ``<store>.corrupt-*`` copies that a recovery moved aside. Deleting
-only the rows would let the spool bring the session back, and leave its text on disk in
-the copies. :func:`purge_sessions` removes all three and reports what it freed.
+next hook), the ``<store>.corrupt-*`` copies that a recovery moved aside, and the
+backups of older stores merged into the repository's one (``*.merged-into-<store>``,
+ctxmode.store.merge). Deleting only the rows would let the spool bring the session
+back, and leave its text on disk in the copies and backups. :func:`purge_sessions`
+removes it from all four and reports what it freed.
 
 Order matters: the spool is claimed (renamed away, as a hook importing it would) before
 the rows are deleted, so no hook can import the session's spooled records in between;
@@ -33,6 +35,7 @@ class PurgeReport:
     spool_bytes: int = 0
     copies: list[str] = field(default_factory=list)  # quarantined files removed
     copies_bytes: int = 0
+    backups: list[str] = field(default_factory=list)  # merged backups the session left
     store_before: int = 0
     store_after: int = 0
 
@@ -71,6 +74,7 @@ def purge_sessions(
         )
     removed, size = remove_copies_holding(store.path, report.session_ids)
     report.copies, report.copies_bytes = removed, size
+    report.backups = purge_backups(store.path, report.session_ids)
     # Merge the FTS index (which drops the deleted entries' traces from its segments)
     # and give the freed pages back to the file system.
     store.vacuum(optimize_fts=True)
@@ -124,6 +128,62 @@ def remove_copies_holding(store_path: str, session_ids: list[str]) -> tuple[list
             removed.append(path)
             size += file_bytes
     return removed, size
+
+
+def purge_backups(store_path: str, session_ids: list[str]) -> list[str]:
+    """Remove the sessions from the backups of older stores merged into ``store_path``;
+    return the backups that held one.
+
+    A backup is a valid store: its rows of the sessions are deleted (``secure_delete``,
+    the FTS index merged, then ``VACUUM``), the rest kept. One that still holds a
+    session id afterwards (damaged, unreadable, a WAL that would not fold) goes whole:
+    its other sessions are in the live store since the merge.
+    """
+    from ctxmode.store.merge import backups
+
+    needles = [sid.encode("utf-8") for sid in session_ids if sid]
+    if not needles:
+        return []
+    touched: list[str] = []
+    for group in backups(store_path):
+        if not any(_file_contains(path, needles) for path in group):
+            continue
+        touched.append(group[0])
+        _delete_from_backup(group[0], session_ids)
+        if any(_file_contains(path, needles) for path in group if os.path.exists(path)):
+            for path in group:
+                try:  # noqa: SIM105
+                    os.unlink(path)
+                except OSError:
+                    pass
+    return touched
+
+
+def _delete_from_backup(path: str, session_ids: list[str]) -> None:
+    from ctxmode.migrations import _sqlite3
+
+    try:
+        conn = _sqlite3.connect(path, isolation_level=None)
+    except _sqlite3.Error:
+        return
+    try:
+        conn.execute("PRAGMA secure_delete = ON")
+        tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
+        conn.execute("BEGIN IMMEDIATE")
+        for sid in session_ids:
+            for table in ("session_events", "session_resume", "session_meta", "compaction"):
+                if table in tables:
+                    conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
+            conn.execute("DELETE FROM store_meta WHERE key = ?", ("searches:" + sid,))
+        conn.execute("COMMIT")
+        if "events_fts" in tables:
+            conn.execute("INSERT INTO events_fts(events_fts) VALUES ('optimize')")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+    except _sqlite3.Error:
+        pass  # the caller finds the session still there and removes the backup whole
+    finally:
+        conn.close()
 
 
 def _file_contains(path: str, needles: list[bytes], chunk: int = 1 << 20) -> bool:

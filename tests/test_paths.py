@@ -255,7 +255,8 @@ def test_data_root_table(env, platform, expected):
 def test_store_path_and_log_dir(tmp_path):
     env = {"CTXMODE_HOME": str(tmp_path / "root")}
     project = str(tmp_path / "proj")
-    assert paths.store_path(project, env) == f"{tmp_path}/root/sessions/{h(project)}.db"
+    # One store per repository, named by its key (here the folder itself: no git).
+    assert paths.store_path(project, env) == f"{tmp_path}/root/sessions/repo-{h(project)}.db"
     assert paths.log_dir(env) == f"{tmp_path}/root/logs"
 
 
@@ -290,77 +291,3 @@ def test_private_files_are_0600_whatever_the_umask(tmp_path):
         os.umask(old)
     assert mode(tmp_path / "f") == 0o600
     assert mode(tmp_path / "log") == 0o600
-
-
-# ------------------------------------------------------------------ legacy rename
-
-
-def make_legacy(folder, name: str) -> dict[str, bytes]:
-    folder.mkdir(parents=True, exist_ok=True)
-    contents = {}
-    for suffix in ("", "-wal", "-shm"):
-        data = f"content of {name}{suffix}".encode()
-        (folder / f"{name}.db{suffix}").write_bytes(data)
-        contents[suffix] = data
-    return contents
-
-
-def test_legacy_rename_moves_db_wal_and_shm(tmp_path):
-    root = tmp_path / "root"
-    project = str(tmp_path / "Work" / "MyProj")
-    legacy = h(project)  # case preserved
-    new = h(project.lower())  # canonical on macOS
-    contents = make_legacy(root / "sessions", legacy)
-    assert paths.migrate_legacy_name(str(root), project, "darwin") is True
-    for suffix, data in contents.items():
-        assert (root / "sessions" / f"{new}.db{suffix}").read_bytes() == data
-        assert not (root / "sessions" / f"{legacy}.db{suffix}").exists()
-    assert paths.migrate_legacy_name(str(root), project, "darwin") is False
-
-
-def test_legacy_rename_never_overwrites_a_canonical_store(tmp_path):
-    root = tmp_path / "root"
-    project = str(tmp_path / "Proj")
-    make_legacy(root / "sessions", h(project))
-    canonical = make_legacy(root / "sessions", h(project.lower()))
-    assert paths.migrate_legacy_name(str(root), project, "darwin") is False
-    assert (root / "sessions" / f"{h(project.lower())}.db").read_bytes() == canonical[""]
-    assert (root / "sessions" / f"{h(project)}.db").exists()
-
-
-def test_legacy_rename_without_side_files(tmp_path):
-    root = tmp_path / "root"
-    project = str(tmp_path / "Proj")
-    (root / "sessions").mkdir(parents=True)
-    (root / "sessions" / f"{h(project)}.db").write_bytes(b"db")
-    assert paths.migrate_legacy_name(str(root), project, "darwin")
-    assert sorted(os.listdir(root / "sessions")) == sorted(
-        [f"{h(project.lower())}.db", paths.LOCK_NAME]
-    )
-
-
-def test_legacy_rename_is_a_no_op_where_names_coincide(tmp_path):
-    root = tmp_path / "root"
-    project = str(tmp_path / "proj")
-    make_legacy(root / "sessions", h(project))
-    assert paths.migrate_legacy_name(str(root), project, "linux") is False
-    assert paths.prepare_store_path(project, {"CTXMODE_HOME": str(root)}) == str(
-        root / "sessions" / f"{h(project)}.db"
-    )
-
-
-RACE = """
-from ctxmode import paths
-wait_for_go()
-print(paths.migrate_legacy_name({root!r}, {project!r}, "darwin"))
-"""
-
-
-def test_legacy_rename_races_between_processes(tmp_path):
-    root = tmp_path / "root"
-    project = str(tmp_path / "Race" / "Proj")
-    contents = make_legacy(root / "sessions", h(project))
-    results = race(RACE, 8, root=str(root), project=project)
-    assert sorted(results) == ["False"] * 7 + ["True"]
-    for suffix, data in contents.items():
-        assert (root / "sessions" / f"{h(project.lower())}.db{suffix}").read_bytes() == data

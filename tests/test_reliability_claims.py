@@ -8,8 +8,9 @@ snapshot, and each printed snapshot goes where the resume policy sends it:
 - a session's compaction snapshot to that session only (not to a new session that
   resumes meanwhile);
 - an end-of-session snapshot to at most one new session, never after a /clear;
-- nothing ever crosses projects or linked worktrees of one repository, even when the
-  same session id appears in both.
+- nothing ever crosses repositories, even when the same session id appears in both;
+  the linked worktrees of one repository share its store, and a new session prefers
+  the snapshot of its own worktree.
 """
 
 from __future__ import annotations
@@ -235,9 +236,12 @@ def projects(tmp_path: Path) -> dict[str, Path]:
     return found
 
 
-def test_projects_and_worktrees_never_share_a_snapshot(
+def test_projects_never_share_a_snapshot_and_worktrees_prefer_their_own(
     projects: dict[str, Path], tmp_path: Path
 ) -> None:
+    """Since 0.3 the worktrees of one repository share its store (one memory per
+    repository): a snapshot never crosses repositories nor sessions, and a new session
+    takes the end snapshot of its own worktree before a newer one of another."""
     root = tmp_path / "data"
     env = _env(root, project=None)  # the project comes from the payload's cwd, as in real use
     for name, repo in projects.items():
@@ -245,32 +249,41 @@ def test_projects_and_worktrees_never_share_a_snapshot(
         _ok(run_hook("PostToolUse", _write(f"end-{name}", f"{name}-marker.py", cwd), env=env))
         _ok(run_hook("SessionEnd", _call("SessionEnd", f"end-{name}", cwd, reason="other"),
                      env=env))  # fmt: skip
-        # The same session id in every project: ids are not unique across stores.
-        _ok(run_hook("PostToolUse", _write("same-id", f"{name}-compact.py", cwd), env=env))
-        _ok(run_hook("PreCompact", _call("PreCompact", "same-id", cwd, trigger="auto"), env=env))
-    stores = sorted(os.listdir(root / "sessions"))
-    assert len([s for s in stores if s.endswith(".db")]) == 4
-    assert len([s for s in stores if "__" in s and s.endswith(".db")]) == 2  # the worktrees
+        # The same session id in both repositories: ids are not unique across stores.
+        sid = "same-id" if name in ("alpha", "beta") else f"compact-{name}"
+        _ok(run_hook("PostToolUse", _write(sid, f"{name}-compact.py", cwd), env=env))
+        _ok(run_hook("PreCompact", _call("PreCompact", sid, cwd, trigger="auto"), env=env))
+    stores = sorted(s for s in os.listdir(root / "sessions") if s.endswith(".db"))
+    assert len(stores) == 2  # alpha (with its two worktrees) and beta
 
+    # New sessions racing in beta: exactly one gets beta's end snapshot, nothing of alpha.
+    cwd = str(projects["beta"] / "src")
+    payloads = [_call("SessionStart", f"beta-new-{k}", cwd, source="resume") for k in range(8)]
+    procs = [start_hook("SessionStart", json.dumps(p).encode(), env) for p in payloads]
+    outputs = [p.stdout.read() for p in procs]  # type: ignore[union-attr]
+    assert [p.wait(60) for p in procs] == [0] * 8
+    printed = [_context(out) for out in outputs if out]
+    assert len(printed) == 1
+    assert "beta-marker.py" in printed[0] and "alpha" not in printed[0]
+
+    # In alpha's worktrees (alpha-wt2's snapshot is the newest): each new session gets
+    # the one of its own worktree.
+    for name in ("alpha-wt1", "alpha", "alpha-wt2"):
+        cwd = str(projects[name] / "src")
+        start = _call("SessionStart", f"{name}-new", cwd, source="resume")
+        context = _context(_ok(run_hook("SessionStart", start, env=env)))
+        assert f"{name}-marker.py" in context
+        assert not any(f"{o}-marker.py" in context for o in projects if o != name)
+
+    # Compaction snapshots stay with their session: "same-id" of each repository gets
+    # its own repository's, once; each worktree's session its own.
     for name, repo in projects.items():
         cwd = str(repo / "src")
-        others = [other for other in projects if other != name]
-        # New sessions racing in this project: one gets this project's end snapshot.
-        payloads = [
-            _call("SessionStart", f"{name}-new-{k}", cwd, source="resume") for k in range(8)
-        ]
-        procs = [start_hook("SessionStart", json.dumps(p).encode(), env) for p in payloads]
-        outputs = [p.stdout.read() for p in procs]  # type: ignore[union-attr]
-        assert [p.wait(60) for p in procs] == [0] * 8
-        printed = [_context(out) for out in outputs if out]
-        assert len(printed) == 1
-        assert f"{name}-marker.py" in printed[0]
-        assert not any(f"{other}-marker.py" in printed[0] for other in others)
-        # The compaction of "same-id" here prints this project's snapshot, once.
-        start = _call("SessionStart", "same-id", cwd, source="compact")
+        sid = "same-id" if name in ("alpha", "beta") else f"compact-{name}"
+        start = _call("SessionStart", sid, cwd, source="compact")
         context = _context(_ok(run_hook("SessionStart", start, env=env)))
         assert f"{name}-compact.py" in context
-        assert not any(f"{other}-compact.py" in context for other in others)
+        assert not any(f"{o}-compact.py" in context for o in projects if o != name)
         assert _ok(run_hook("SessionStart", start, env=env)) == b""
 
 

@@ -34,7 +34,7 @@ from ctxmode.store import Store
 from tests.hooktools import SHIMS, hook_command, hook_env, run_hook, start_hook
 
 PROJECT = "/home/dev/proj"
-CORRUPT_NAME = re.compile(r"^[0-9a-f]{16}\.db\.corrupt-\d{8}T\d{6}Z(-\d+)?$")
+CORRUPT_NAME = re.compile(r"^repo-[0-9a-f]{16}\.db\.corrupt-\d{8}T\d{6}Z(-\d+)?$")
 
 
 def _env(root: Path) -> dict[str, str]:

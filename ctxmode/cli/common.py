@@ -24,20 +24,68 @@ project_option = click.option(
     "project",
     type=click.Path(file_okay=False),
     default=None,
-    help="Project directory (default: $CLAUDE_PROJECT_DIR, else the git root of the cwd).",
+    help="Any folder of the project: its repository's one store, all worktrees "
+    "(default: $CLAUDE_PROJECT_DIR, else the cwd).",
 )
 
 
-def resolve_project(project: str | None) -> str:
-    """The same project identity the hooks use, with ``--project`` taking precedence."""
+def resolve_identity(project: str | None) -> paths.Identity:
+    """The identity the hooks use (:func:`ctxmode.paths.identify`): of ``--project``
+    when given, else of ``$CLAUDE_PROJECT_DIR``, else of the working directory."""
     if project:
-        return paths.project_dir(os.path.abspath(project), {})
-    return paths.project_dir(os.getcwd(), os.environ)
+        return paths.identify_dir(project)
+    return paths.identify(os.getcwd(), os.environ)
+
+
+def resolve_project(project: str | None) -> str:
+    """The repository key the hooks use for this folder, ``--project`` taking precedence."""
+    return resolve_identity(project).project
 
 
 def store_path_for(project: str | None) -> tuple[str, str]:
-    project_dir = resolve_project(project)
-    return project_dir, paths.store_path(project_dir, os.environ)
+    """(repository key, its store's path). A repository whose stores still carry the
+    names of an older version gets them merged first (ctxmode.store.merge), so the CLI
+    reads what the hooks wrote however it was keyed."""
+    identity = resolve_identity(project)
+    root = paths.data_root(os.environ)
+    path = paths.store_file(root, identity.project)
+    if not os.path.exists(path) and os.path.isdir(os.path.join(root, "sessions")):
+        from ctxmode.store.merge import ensure_store
+
+        try:
+            ensure_store(path, identity, root, create=False)
+        except (OSError, StoreError, _sqlite3.Error) as exc:
+            raise click.ClickException(f"merging the older stores into {path}: {exc}") from exc
+    return identity.project, path
+
+
+def resolve_worktree(value: str | None, project: str | None) -> str | None:
+    """The work tree ``--worktree`` names: ``here`` (the working directory's), or a
+    folder of one; a usage error when it is not a worktree of the project's repository."""
+    if value is None:
+        return None
+    folder = os.getcwd() if value == "here" else value
+    if not os.path.isdir(folder):
+        raise click.BadParameter(f"{value!r} is not a folder", param_hint="'--worktree'")
+    found = paths.identify_dir(folder)
+    repository = resolve_project(project)
+    if found.worktree is None:
+        raise click.BadParameter(
+            f"{found.tree} is not in a git work tree", param_hint="'--worktree'"
+        )
+    if found.project != repository:
+        raise click.BadParameter(
+            f"{found.worktree} is not a worktree of {repository}", param_hint="'--worktree'"
+        )
+    return found.worktree
+
+
+# Resolved in the command (resolve_worktree), once --project is known whatever the order.
+worktree_option = click.option(
+    "--worktree",
+    metavar="DIR|here",
+    help="Only sessions that ran in this worktree of the repository ('here': the cwd's).",
+)
 
 
 @contextmanager

@@ -13,8 +13,14 @@ from collections.abc import Callable
 import click
 from click.decorators import FC
 
-from ctxmode import config
-from ctxmode.cli.common import echo_json, resolve_project
+from ctxmode import config, paths
+from ctxmode.cli.common import echo_json
+
+
+def resolve_project(project: str) -> str:
+    """The folder whose config the hooks read: the session's project folder as named
+    (``ctxmode.paths.project_dir``), not the repository key of its store."""
+    return paths.project_dir(os.path.abspath(project), {})
 
 
 def _options_help() -> str:

@@ -14,7 +14,9 @@ from ctxmode.cli.common import (
     project_option,
     relative_time,
     resolve_session,
+    resolve_worktree,
     since_option,
+    worktree_option,
 )
 from ctxmode.events import CATEGORIES
 from ctxmode.redact import cut_at, visible
@@ -52,16 +54,20 @@ def collect(
     since: str | None = None,
     category: str | None = None,
     limit: int | None = None,
+    worktree: str | None = None,
 ) -> dict[str, Any]:
     """The dump document (design.md contract): ``{"sessions": [...]}``.
 
     ``session`` is a full id (see :func:`resolve_session`), ``since`` a store timestamp
-    (see :func:`parse_since`), ``limit`` the newest N events per session.
+    (see :func:`parse_since`), ``limit`` the newest N events per session, ``worktree``
+    the work tree the sessions ran in (see :func:`resolve_worktree`).
     """
     sessions = []
     for meta in store.sessions():
         session_id = meta["session_id"]
         if session is not None and session_id != session:
+            continue
+        if worktree is not None and meta.get("worktree") != worktree:
             continue
         events = []
         for event in store.session_events(session_id):
@@ -87,6 +93,10 @@ def collect(
             {
                 "session_id": session_id,
                 "project_dir": meta.get("project_dir"),
+                "worktree": meta.get("worktree"),
+                "branch": meta.get("branch"),
+                "cwd": meta.get("cwd"),
+                "client": meta.get("client") or "claude_code",
                 "started_at": meta.get("started_at"),
                 "last_event_at": meta.get("last_event_at"),
                 "event_count": meta.get("event_count"),
@@ -111,6 +121,9 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
             f"{plural(session['event_count'] or 0, 'event')}, "
             f"{plural(session['compact_count'], 'compaction')}"
         )
+        if session.get("worktree"):
+            branch = f" (branch {session['branch']})" if session.get("branch") else ""
+            click.echo(visible(f"  worktree {session['worktree']}{branch}"))
         width = max((len(event["type"]) for event in session["events"]), default=4)
         for event in session["events"]:
             data = event["data"]
@@ -135,6 +148,7 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
 
 @click.command()
 @project_option
+@worktree_option
 @click.option("--session", help="Only this session (a full id, or the start of one).")
 @since_option
 @click.option(
@@ -150,6 +164,7 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
 @click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON object per event.")
 def dump(
     project: str | None,
+    worktree: str | None,
     session: str | None,
     since: str | None,
     category: str | None,
@@ -160,10 +175,13 @@ def dump(
     """Show the sessions, events and snapshots stored for a project."""
     if as_json and as_jsonl:
         raise click.UsageError("choose one of --json and --jsonl")
+    tree = resolve_worktree(worktree, project)
     with open_store(project) as store:
         if session is not None:
             session = resolve_session(store, session)
-        document = collect(store, session=session, since=since, category=category, limit=limit)
+        document = collect(
+            store, session=session, since=since, category=category, limit=limit, worktree=tree
+        )
         if as_json:
             echo_json(document)
         elif as_jsonl:

@@ -25,7 +25,9 @@ from ctxmode.cli.common import (
     project_option,
     relative_time,
     resolve_session,
+    resolve_worktree,
     since_option,
+    worktree_option,
 )
 from ctxmode.cli.common import parse_since as parse_since  # re-exported: shared by all commands
 from ctxmode.events import CATEGORIES, TYPES
@@ -54,6 +56,7 @@ def find(
     type_: str | None = None,
     since: str | None = None,
     limit: int = DEFAULT_LIMIT,
+    worktree: str | None = None,
 ) -> list[SearchHit]:
     """The best ``limit`` hits for ``query``, best first.
 
@@ -67,6 +70,7 @@ def find(
         type=type_,
         since=since,
         limit=limit,
+        worktree=worktree,
     )
 
 
@@ -304,6 +308,7 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 @click.command()
 @click.argument("query", nargs=-1)
 @project_option
+@worktree_option
 @click.option("--session", help="Only this session (a full id, or the start of one).")
 @click.option(
     "--category",
@@ -324,6 +329,7 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 def search(
     query: tuple[str, ...],
     project: str | None,
+    worktree: str | None,
     session: str | None,
     category: str | None,
     type_: str | None,
@@ -340,6 +346,7 @@ def search(
     text = " ".join(query).strip()
     if not text and not (session or category or type_ or since):
         raise click.UsageError("give a QUERY (or a filter, to list the newest events)")
+    tree = resolve_worktree(worktree, project)
     with open_store(project) as store:
         try:
             if session is not None:
@@ -349,6 +356,7 @@ def search(
                 "category": category,
                 "type_": type_,
                 "since": since,
+                "worktree": tree,
             }
             if as_json:
                 hits = find(store, text, limit=limit, **options)
@@ -360,7 +368,9 @@ def search(
             fetched = find(store, text, limit=fetch, **options)
         except StoreError as exc:
             raise click.ClickException(f"search failed: {exc}") from exc
-        filters = describe_filters(session=session, category=category, type=type_, since=since)
+        filters = describe_filters(
+            session=session, category=category, type=type_, since=since, worktree=tree
+        )
         if not fetched:
             output_text = visible(f"no matches {_subject(text)}{filters}.\n")
             if len(parse_query(text)) > 1:

@@ -23,11 +23,14 @@ from ctxmode.cli.common import (
     project_option,
     relative_time,
     resolve_session,
+    resolve_worktree,
     store_path_for,
+    worktree_option,
 )
 from ctxmode.redact import visible
 from ctxmode.sizes import human_size
 from ctxmode.store import Store, StoreError, parse_iso
+from ctxmode.store.merge import BACKUP_MARK
 from ctxmode.wording import noun_for, plural
 
 TITLE_MIN = 20
@@ -69,17 +72,21 @@ def local_time(iso: str | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch)) if epoch else iso
 
 
-def session_rows(store: Store) -> list[dict[str, Any]]:
-    """One dict per session, most recently active first."""
+def session_rows(store: Store, worktree: str | None = None) -> list[dict[str, Any]]:
+    """One dict per session, most recently active first (only those of ``worktree``)."""
     rows = []
     resumes = store.resumes()
     for meta in store.sessions():
+        if worktree is not None and meta.get("worktree") != worktree:
+            continue
         session_id = meta["session_id"]
         own = [r for r in resumes if r["session_id"] == session_id]
         rows.append(
             {
                 "session_id": session_id,
                 "project_dir": meta.get("project_dir"),
+                "worktree": meta.get("worktree"),
+                "branch": meta.get("branch"),
                 "started_at": meta.get("started_at"),
                 "last_event_at": meta.get("last_event_at"),
                 "event_count": int(meta.get("event_count") or 0),
@@ -112,13 +119,17 @@ _TAG = re.compile(r"<[^>]*>")
 
 @click.command(name="sessions")
 @project_option
+@worktree_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON document (full session ids).")
-def sessions_cmd(project: str | None, as_json: bool) -> None:
+def sessions_cmd(project: str | None, worktree: str | None, as_json: bool) -> None:
     """List the project's sessions, most recently active first.
 
     One line each: start, last activity, events, compactions, session id (its first
-    8 characters are enough wherever an id is asked for) and the first prompt as title.
+    8 characters are enough wherever an id is asked for), the worktree and branch it
+    ran in (every worktree of the repository shares one store) and the first prompt
+    as title.
     """
+    tree = resolve_worktree(worktree, project)
     project_dir, path = store_path_for(project)
     if not os.path.exists(path):
         if as_json:
@@ -127,26 +138,47 @@ def sessions_cmd(project: str | None, as_json: bool) -> None:
             click.echo(f"No sessions recorded for {project_dir} yet.")
         return
     with open_store(project) as store:
-        rows = session_rows(store)
+        rows = session_rows(store, tree)
     if as_json:
         echo_json({"project_dir": project_dir, "store": path, "sessions": rows})
         return
     if not rows:
-        click.echo(f"No sessions recorded for {project_dir}.")
+        where = f" in the worktree {tree}" if tree else ""
+        click.echo(f"No sessions recorded for {project_dir}{where}.")
         return
+    places = [worktree_label(row, project_dir) for row in rows]
+    # No column when no session knows its worktree (outside git, or all from before 0.3).
+    shown = any(place != "-" for place in places)
+    place_width = min(max(len("WORKTREE"), *(len(p) for p in places)), 32) if shown else 0
     header = (
         f"{'STARTED':<16}  {'LAST ACTIVE':<11}  {'EVENTS':>6}  {'COMPACT':>7}  {'SESSION':<8}  "
+        + (f"{'WORKTREE':<{place_width}}  " if shown else "")
     )
     width = max(TITLE_MIN, shutil.get_terminal_size((100, 24)).columns - len(header) - 1)
     click.echo(header + "TITLE")
-    for row in rows:
+    for row, place in zip(rows, places, strict=True):
         click.echo(
             visible(
                 f"{local_time(row['started_at']):<16}  {relative_time(row['last_event_at']):<11}  "
                 f"{row['event_count']:>6}  {row['compact_count']:>7}  {row['session_id'][:8]:<8}  "
-                f"{title(row['title'], width)}"
+                + (f"{title(place, place_width):<{place_width}}  " if shown else "")
+                + title(row["title"], width)
             )
         )
+
+
+def worktree_label(row: dict[str, Any], project_dir: str) -> str:
+    """``.`` for the repository's main worktree, else the worktree's folder name; with
+    ``@branch``; ``-`` when unknown (outside git, or recorded before 0.3)."""
+    tree = row.get("worktree")
+    if not tree:
+        name = "-"
+    elif tree == project_dir:
+        name = "."
+    else:
+        name = os.path.basename(tree) or tree
+    branch = row.get("branch")
+    return f"{name}@{branch}" if branch else name
 
 
 # --------------------------------------------------------------------------- show-snapshot
@@ -255,8 +287,12 @@ def store_file_set(path: str) -> list[str]:
     except OSError:
         return []
     keep = (name, name + "-wal", name + "-shm")
+    # The older stores merged into it, kept as backups (ctxmode.store.merge).
+    backup = BACKUP_MARK + os.path.splitext(name)[0]
     return sorted(
-        os.path.join(folder, n) for n in names if n in keep or n.startswith(name + ".corrupt-")
+        os.path.join(folder, n)
+        for n in names
+        if n in keep or n.startswith(name + ".corrupt-") or backup in n
     )
 
 
@@ -323,6 +359,8 @@ def _purge_rows(store: Store, root: str, session: str | None, older_than: float 
         what += f", {plural(report.spool_records, 'spooled hook call')} dropped"
     if report.copies:
         what += f", {plural(len(report.copies), 'quarantined file')} deleted"
+    if report.backups:
+        what += f", removed from {plural(len(report.backups), 'merged backup')}"
     return (
         f"{what}; store {_human(report.store_before)} -> {_human(report.store_after)}; "
         f"{_human(report.bytes_freed)} freed"

@@ -37,7 +37,7 @@ class StoreFacts:
 
 def check_store(ctx: Context) -> list[Check]:
     path = ctx.store_path
-    aside = moved_aside_checks(path)
+    aside = moved_aside_checks(path) + merged_backup_checks(path)
     if not os.path.exists(path):
         return [
             Check(
@@ -90,6 +90,30 @@ def moved_aside_checks(path: str) -> list[Check]:
             "nothing was lost from the current store; delete them once you no longer need "
             "them: rm " + " ".join(shlex.quote(p) + "*" for p in leftovers),
             tuple(leftovers),
+        )
+    ]
+
+
+def merged_backup_checks(path: str) -> list[Check]:
+    """The stores of older versions (per folder, per worktree, a moved checkout's)
+    merged into this repository's store, kept under backup names."""
+    from ctxmode.store.merge import backups
+
+    kept = [group[0] for group in backups(path)]
+    if not kept:
+        return []
+    size = sum(file_size(p) for group in backups(path) for p in group)
+    return [
+        Check(
+            "store",
+            "merged backups",
+            OK,
+            f"{plural(len(kept), 'older store')} of this repository "
+            f"{'was' if len(kept) == 1 else 'were'} merged into its store and kept as "
+            f"{'a backup' if len(kept) == 1 else 'backups'} ({human_size(size)})",
+            "everything in them is in the store; ctxmode purge cleans them too; delete them "
+            "when you no longer want them: rm " + " ".join(shlex.quote(p) + "*" for p in kept),
+            tuple(kept),
         )
     ]
 

@@ -132,12 +132,14 @@ class Store(Events, Sessions, Resumes):
         type: str | None = None,
         since: str | None = None,
         limit: int = 20,
+        worktree: str | None = None,
     ) -> list[SearchHit]:
         """Events whose data *values* hold every term of ``query`` (substring,
-        case-insensitive), best first; each hit with a ``snippet``. How: ``store/search.py``."""
+        case-insensitive), best first; each hit with a ``snippet``. ``worktree``: only
+        sessions that ran in that work tree. How: ``store/search.py``."""
         from ctxmode.store.search import find
 
-        return find(self, query, session_id, category, type, since, limit)
+        return find(self, query, session_id, category, type, since, limit, worktree)
 
     @guarded
     def integrity_check(self) -> str:

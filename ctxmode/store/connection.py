@@ -511,8 +511,9 @@ class Connection:
         return [(str(key), str(value)) for key, value in rows]
 
 
-def _create_file(path: str) -> tuple[int, int] | None:
-    """Create the store atomically: folder 0700, file 0600, WAL mode, fully migrated.
+def _create_file(path: str, meta: tuple[tuple[str, str], ...] = ()) -> tuple[int, int] | None:
+    """Create the store atomically: folder 0700, file 0600, WAL mode, fully migrated,
+    with ``meta`` in its ``store_meta`` (what the repository's store records about it).
 
     The database is built under a temporary name and renamed into place while the
     sessions-folder lock is held, so no process ever sees a half-made store (racing
@@ -541,6 +542,9 @@ def _create_file(path: str) -> tuple[int, int] | None:
                 conn = _sqlite3.connect(temp, isolation_level=None)
                 try:
                     migrate(conn)
+                    conn.executemany(
+                        "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)", meta
+                    )
                 finally:
                     conn.close()
                 os.rename(temp, path)

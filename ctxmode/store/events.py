@@ -14,7 +14,7 @@ import time
 from ctxmode.events import MAX_DATA_CHARS
 from ctxmode.hashing import sha256_hex
 from ctxmode.store.connection import Connection, _Tx, guarded
-from ctxmode.store.sessions import UPSERT_META
+from ctxmode.store.sessions import NO_WHERE, UPSERT_META
 from ctxmode.store.values import (
     EVENT_COLUMNS,
     as_opt_text,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ctxmode.events import SessionEvent
+    from ctxmode.store.sessions import Where
 
 # The session's last N events form the dedup window.
 DEDUP_WINDOW = 5
@@ -61,15 +62,19 @@ class Events(Connection):
         project_dir: str,
         now: str | None = None,
         max_events: int = MAX_EVENTS,
+        where: Where = NO_WHERE,
     ) -> int:
         """Insert ``events`` in one transaction (dedup, truncate, cap); return how many were new.
 
         Even with no events the session's meta row is created or touched: a session is
-        known from its first hook call on. ``max_events <= 0`` means no cap.
+        known from its first hook call on. ``max_events <= 0`` means no cap. ``where``:
+        (worktree, branch, cwd, client), recorded on the meta row in the same statement.
         """
         stamp = now or iso_utc()
         with _Tx(self.conn):
-            return self._insert(session_id, events, source_hook, project_dir, stamp, max_events)
+            return self._insert(
+                session_id, events, source_hook, project_dir, stamp, max_events, where
+            )
 
     def _insert(
         self,
@@ -79,6 +84,7 @@ class Events(Connection):
         project_dir: str,
         stamp: str,
         max_events: int,
+        where: Where = NO_WHERE,
     ) -> int:
         """The work of :meth:`add_events`, inside the caller's transaction."""
         sid = as_text(session_id)
@@ -120,7 +126,7 @@ class Events(Connection):
                 )
             if rows:
                 conn.executemany(_INSERT_EVENT, rows)
-        meta = (sid, as_text(project_dir), stamp, stamp, len(rows), hook or None)
+        meta = (sid, as_text(project_dir), stamp, stamp, len(rows), hook or None, *where)
         conn.execute(UPSERT_META, meta)
         if rows and max_events > 0:
             count = conn.execute(
@@ -138,10 +144,18 @@ class Events(Connection):
 
     @guarded
     def touch_session(
-        self, session_id: str, project_dir: str, *, source_hook: str = "", now: str | None = None
+        self,
+        session_id: str,
+        project_dir: str,
+        *,
+        source_hook: str = "",
+        now: str | None = None,
+        where: Where = NO_WHERE,
     ) -> None:
         """Make the session known (meta row) without recording an event."""
-        self.add_events(session_id, [], source_hook=source_hook, project_dir=project_dir, now=now)
+        self.add_events(
+            session_id, [], source_hook=source_hook, project_dir=project_dir, now=now, where=where
+        )
 
     @guarded
     def add_batches(

@@ -111,13 +111,17 @@ class Resumes(Connection):
         now: float | None = None,
         kind: str | None = None,
         min_age_seconds: float | None = None,
+        prefer_worktree: str | None = None,
     ) -> Resume | None:
         """Atomically take the newest unclaimed snapshot matching the filters.
 
         One ``BEGIN IMMEDIATE`` transaction selects and marks the row, so of any number
         of racing processes exactly one receives a given snapshot. ``kind`` restricts
         to ``"compact"`` or ``"end"`` rows; ``max_age_seconds``/``min_age_seconds`` to
-        rows at most / at least that old. Returns None when nothing matches.
+        rows at most / at least that old. ``prefer_worktree``: a snapshot of a session
+        that ran in that work tree (``session_meta.worktree``) before any other, the
+        newest of them; the worktrees of a repository share one store. Returns None
+        when nothing matches.
         """
         clock = time.time() if now is None else now
         where = ["consumed = 0"]
@@ -140,10 +144,18 @@ class Resumes(Connection):
             params.append(iso_utc(clock - min_age_seconds))
         conn = self.conn
         with _Tx(conn):
+            order = "created_at DESC, id DESC"
+            if prefer_worktree is not None:
+                # One statement, so the choice and the mark stay one atomic claim.
+                order = (
+                    "(SELECT worktree FROM session_meta m WHERE m.session_id = "
+                    "session_resume.session_id) IS ? DESC, " + order
+                )
+                params.append(as_text(prefer_worktree))
             row = conn.execute(
                 "SELECT id, session_id, compact_seq, kind, snapshot, event_count, created_at "
                 f"FROM session_resume WHERE {' AND '.join(where)} "
-                "ORDER BY created_at DESC, id DESC LIMIT 1",
+                f"ORDER BY {order} LIMIT 1",
                 params,
             ).fetchone()
             if row is None:

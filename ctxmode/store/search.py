@@ -224,6 +224,7 @@ def find(
     type_: str | None,
     since: str | None,
     limit: int,
+    worktree: str | None = None,
 ) -> list[SearchHit]:
     """``Store.search``: the ranked hits (see the module docstring)."""
     conn = store.conn
@@ -244,6 +245,10 @@ def find(
     if since is not None:
         where.append("e.created_at >= ?")
         params.append(since)
+    if worktree is not None:
+        # The worktrees of a repository share its store: the sessions of one of them.
+        where.append("e.session_id IN (SELECT session_id FROM session_meta WHERE worktree = ?)")
+        params.append(as_text(worktree))
     rows: list[Any] = []
     like_high = high  # LIKE covers [low, like_high]: what the index does not
     if long_terms and store.fts_enabled():

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
     from ctxmode.migrations import _sqlite3
 
+    Where = tuple[str | None, str | None, str | None, str | None]
+
 PRUNE_INTERVAL_SECONDS = 3600.0
 # Deleting an event (row, 3 indexes, FTS entry) costs ~50 µs: 2000 events ≈ 0.1 s.
 PRUNE_MAX_EVENTS = 2000
@@ -27,16 +29,27 @@ PRUNE_MAX_EVENTS = 2000
 # store_meta keys of the per-session search tallies (see Store.record_search).
 SEARCH_TALLY_PREFIX = "searches:"
 
-# Creates the session's row or adds to it (events.add_events, set_session_flag).
+# Creates the session's row or adds to it (events.add_events, set_session_flag). The
+# last four values are where the session runs (worktree, branch, cwd, client; see
+# Context.where): a NULL keeps what the row had, so the spool's import, which cannot
+# know them, changes none.
 UPSERT_META = """
-INSERT INTO session_meta (session_id, project_dir, started_at, last_event_at, event_count, last_hook)
-VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO session_meta (session_id, project_dir, started_at, last_event_at, event_count,
+    last_hook, worktree, branch, cwd, client)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id) DO UPDATE SET
     project_dir = COALESCE(NULLIF(excluded.project_dir, ''), session_meta.project_dir),
     last_event_at = MAX(session_meta.last_event_at, excluded.last_event_at),
     event_count = session_meta.event_count + excluded.event_count,
-    last_hook = COALESCE(excluded.last_hook, session_meta.last_hook)
+    last_hook = COALESCE(excluded.last_hook, session_meta.last_hook),
+    worktree = COALESCE(excluded.worktree, session_meta.worktree),
+    branch = COALESCE(excluded.branch, session_meta.branch),
+    cwd = COALESCE(excluded.cwd, session_meta.cwd),
+    client = COALESCE(excluded.client, session_meta.client)
 """
+
+# (worktree, branch, cwd, client) of a session; None values leave the row's alone.
+NO_WHERE: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
 
 
 class Sessions(Connection):
@@ -60,15 +73,23 @@ class Sessions(Connection):
 
     @guarded
     def set_session_flag(
-        self, session_id: str, name: str, project_dir: str = "", *, now: str | None = None
+        self,
+        session_id: str,
+        name: str,
+        project_dir: str = "",
+        *,
+        now: str | None = None,
+        where: Where = NO_WHERE,
     ) -> None:
-        """Mark the session (creating its meta row) with ``name``, e.g. ``"cleared"``."""
+        """Mark the session (creating its meta row) with ``name``, e.g. ``"cleared"``.
+
+        ``where``: (worktree, branch, cwd, client) to record on the row."""
         if not name or "," in name:
             raise ValueError(f"invalid flag name {name!r}")
         stamp = now or iso_utc()
         sid = as_text(session_id)
         with _Tx(self.conn) as conn:
-            conn.execute(UPSERT_META, (sid, as_text(project_dir), stamp, stamp, 0, None))
+            conn.execute(UPSERT_META, (sid, as_text(project_dir), stamp, stamp, 0, None, *where))
             # flags is ",a,b," so that instr() matches whole names only.
             conn.execute(
                 "UPDATE session_meta SET flags = CASE WHEN flags = '' THEN ',' ELSE flags END "
