@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -499,6 +500,8 @@ def test_clear_and_resume_receive_no_snapshot(e2e: Harness) -> None:
 
 
 def test_no_snapshot_or_event_crosses_projects_or_worktrees(e2e: Harness) -> None:
+    """Snapshots never cross sessions or repositories; a linked worktree shares its
+    repository's store (one memory per repository, since 0.3)."""
     h = e2e
     alpha = h.project("alpha")
     beta = h.project("beta")
@@ -533,14 +536,20 @@ def test_no_snapshot_or_event_crosses_projects_or_worktrees(e2e: Harness) -> Non
             f"{name}: the snapshot names {others or 'not its own file'}:\n{received[0]}"
         )
 
-    # Each store holds its own session only, and no event mentions another place.
+    # One store per repository: gamma's worktrees share one (and each session records
+    # its worktree and branch); no session's events mention another place.
+    repository = {"alpha": "alpha", "beta": "beta", "gammamain": "gamma", "gammafeature": "gamma"}
     for name, place in places.items():
         doc = h.dump(place)
-        ids = [s["session_id"] for s in doc["sessions"]]
-        assert ids == [sessions[name]], f"{name}: the store of {place} holds sessions {ids}"
-        blob = json.dumps(doc)
+        ids = sorted(s["session_id"] for s in doc["sessions"])
+        mates = sorted(sessions[o] for o in places if repository[o] == repository[name])
+        assert ids == mates, f"{name}: the store of {place} holds sessions {ids}"
+        (own,) = [s for s in doc["sessions"] if s["session_id"] == sessions[name]]
+        assert own["worktree"] == os.path.realpath(place), own["worktree"]
+        assert own["branch"] == ("feature" if name == "gammafeature" else "main"), own["branch"]
+        blob = json.dumps(own)
         others = [o for o in places if o != name and f"{o}_mod" in blob]
-        assert not others, f"{name}: the store of {place} mentions {others}"
+        assert not others, f"{name}: the session in {place} mentions {others}"
 
     # Back in each place, a resumed session is handed nothing new: the one snapshot in its
     # first request is its own transcript's copy, naming only its own work.
