@@ -213,6 +213,13 @@ def _run_open(
     totals: Totals,
     on_file: Callable[[Transcript], None] | None,
 ) -> None:
+    if not os.path.exists(store_path) and items and items[0].cwd:
+        # The repository's first use: its stores of older versions merge in first, as
+        # on a hook's (ctxmode.store.merge).
+        from ctxmode.store.merge import ensure_store
+
+        identity = paths.identify_dir(items[0].cwd)
+        ensure_store(store_path, identity, paths.data_root(env))
     store = Store.open(store_path, busy_timeout_ms=10_000)
     try:
         totals.stores.add(store_path)

@@ -511,3 +511,27 @@ def test_purge_removes_a_session_from_the_backups(
     assert contents(main_backup)[1][0][0] == "old-main"
     out = cli("search", "old.py", "--limit", "50", cwd=family["main"])
     assert "feat-old.py" not in out and "main-old.py" in out
+
+
+def test_an_old_stores_spooled_events_come_along_once(
+    family: dict[str, Path], old_family: dict[str, str], data_root: Path
+) -> None:
+    from ctxmode import spool
+
+    event = SessionEvent("file_write", "file", 1, json.dumps({"path": "spooled-old.py"}))
+    spool.put(str(data_root), old_family["feature"], "old-feat", [event])
+    old_spool = paths.spool_file(str(data_root), old_family["feature"])
+    assert os.path.exists(old_spool)
+    write("new-1", "new-marker.py", family["main"])
+    assert not [n for n in os.listdir(data_root / "spool") if n.startswith(
+        os.path.basename(old_spool))]  # fmt: skip
+    out = cli("search", "spooled-old", cwd=family["feature"])
+    assert out.count("spooled-old.py") == 1
+
+
+def test_doctor_lists_the_merged_backups(
+    family: dict[str, Path], old_family: dict[str, str]
+) -> None:
+    write("new-1", "new-marker.py", family["main"])
+    result = CliRunner().invoke(main, ["doctor", "--project", str(family["feature"])])
+    assert "5 older stores of this repository were merged into its store" in result.output
