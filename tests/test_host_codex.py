@@ -331,3 +331,34 @@ def test_a_commit_whose_call_failed_is_not_in_the_snapshot(project: Path, tmp_pa
     snapshot = json.loads(hook("SessionStart", start))["hookSpecificOutput"]["additionalContext"]
     assert "Author identity unknown" in snapshot  # the failure is there
     assert "<commit>" not in snapshot  # the commit is not
+
+
+# -- one memory across clients -----------------------------------------------------------------
+
+
+def test_sessions_and_dump_show_and_filter_the_client(project: Path, rollout: Path) -> None:
+    """A Codex session and a Claude Code session in one repository share the store; each
+    is tagged with its client, which sessions and dump show and filter by."""
+    raw = moved(load("UserPromptSubmit.json"), project, rollout)
+    hook("UserPromptSubmit", raw)
+    claude = {
+        "session_id": "claude-session-1",
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "From Claude Code",
+    }
+    assert run_hook("UserPromptSubmit", claude).returncode == 0
+    listed = json.loads(cli("sessions", "--project", str(project), "--json").output)
+    clients = {row["session_id"]: row["client"] for row in listed["sessions"]}
+    assert clients == {raw["session_id"]: "codex", "claude-session-1": "claude_code"}
+    text = cli("sessions", "--project", str(project)).output
+    assert "CLIENT" in text and "codex" in text
+    only = json.loads(
+        cli("sessions", "--project", str(project), "--client", "codex", "--json").output
+    )
+    assert [row["session_id"] for row in only["sessions"]] == [raw["session_id"]]
+    dumped = json.loads(
+        cli("dump", "--project", str(project), "--client", "claude", "--json").output
+    )
+    assert [s["session_id"] for s in dumped["sessions"]] == ["claude-session-1"]
+    assert "client codex" in cli("dump", "--project", str(project)).output

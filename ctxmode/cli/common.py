@@ -88,6 +88,24 @@ worktree_option = click.option(
 )
 
 
+# The clients whose sessions a store holds (session_meta.client; NULL: Claude Code).
+CLIENTS = {"claude": "claude_code", "codex": "codex"}
+client_option = click.option(
+    "--client",
+    type=click.Choice(sorted(CLIENTS)),
+    help="Only sessions of this client: Claude Code or the Codex CLI.",
+)
+
+
+def client_of(meta: dict[str, Any]) -> str:
+    """The client a session ran in: ``claude_code`` or ``codex``."""
+    return str(meta.get("client") or "claude_code")
+
+
+def client_matches(meta: dict[str, Any], client: str | None) -> bool:
+    return client is None or client_of(meta) == CLIENTS[client]
+
+
 @contextmanager
 def open_store(project: str | None, *, must_exist: bool = True) -> Iterator[Store]:
     """Open the project's store for the CLI; domain errors become ClickExceptions."""

@@ -8,6 +8,8 @@ import click
 
 from ctxmode.cli.common import (
     claim_state,
+    client_matches,
+    client_option,
     echo_json,
     limit_option,
     open_store,
@@ -55,6 +57,7 @@ def collect(
     category: str | None = None,
     limit: int | None = None,
     worktree: str | None = None,
+    client: str | None = None,
 ) -> dict[str, Any]:
     """The dump document (design.md contract): ``{"sessions": [...]}``.
 
@@ -68,6 +71,8 @@ def collect(
         if session is not None and session_id != session:
             continue
         if worktree is not None and meta.get("worktree") != worktree:
+            continue
+        if not client_matches(meta, client):
             continue
         events = []
         for event in store.session_events(session_id):
@@ -120,6 +125,7 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
             f"{relative_time(session['last_event_at'])}, "
             f"{plural(session['event_count'] or 0, 'event')}, "
             f"{plural(session['compact_count'], 'compaction')}"
+            + ("" if session["client"] == "claude_code" else f", client {session['client']}")
         )
         if session.get("worktree"):
             branch = f" (branch {session['branch']})" if session.get("branch") else ""
@@ -149,6 +155,7 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
 @click.command()
 @project_option
 @worktree_option
+@client_option
 @click.option("--session", help="Only this session (a full id, or the start of one).")
 @since_option
 @click.option(
@@ -165,6 +172,7 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
 def dump(
     project: str | None,
     worktree: str | None,
+    client: str | None,
     session: str | None,
     since: str | None,
     category: str | None,
@@ -180,7 +188,13 @@ def dump(
         if session is not None:
             session = resolve_session(store, session)
         document = collect(
-            store, session=session, since=since, category=category, limit=limit, worktree=tree
+            store,
+            session=session,
+            since=since,
+            category=category,
+            limit=limit,
+            worktree=tree,
+            client=client,
         )
         if as_json:
             echo_json(document)

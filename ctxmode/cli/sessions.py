@@ -16,6 +16,9 @@ import orjson
 from ctxmode import paths
 from ctxmode.cli.common import (
     claim_state,
+    client_matches,
+    client_of,
+    client_option,
     color_enabled,
     days_callback,
     echo_json,
@@ -72,12 +75,17 @@ def local_time(iso: str | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch)) if epoch else iso
 
 
-def session_rows(store: Store, worktree: str | None = None) -> list[dict[str, Any]]:
-    """One dict per session, most recently active first (only those of ``worktree``)."""
+def session_rows(
+    store: Store, worktree: str | None = None, client: str | None = None
+) -> list[dict[str, Any]]:
+    """One dict per session, most recently active first (only those of ``worktree`` and
+    ``client``, see ``cli.common.CLIENTS``)."""
     rows = []
     resumes = store.resumes()
     for meta in store.sessions():
         if worktree is not None and meta.get("worktree") != worktree:
+            continue
+        if not client_matches(meta, client):
             continue
         session_id = meta["session_id"]
         own = [r for r in resumes if r["session_id"] == session_id]
@@ -87,6 +95,7 @@ def session_rows(store: Store, worktree: str | None = None) -> list[dict[str, An
                 "project_dir": meta.get("project_dir"),
                 "worktree": meta.get("worktree"),
                 "branch": meta.get("branch"),
+                "client": client_of(meta),
                 "started_at": meta.get("started_at"),
                 "last_event_at": meta.get("last_event_at"),
                 "event_count": int(meta.get("event_count") or 0),
@@ -120,13 +129,17 @@ _TAG = re.compile(r"<[^>]*>")
 @click.command(name="sessions")
 @project_option
 @worktree_option
+@client_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON document (full session ids).")
-def sessions_cmd(project: str | None, worktree: str | None, as_json: bool) -> None:
+def sessions_cmd(
+    project: str | None, worktree: str | None, client: str | None, as_json: bool
+) -> None:
     """List the project's sessions, most recently active first.
 
     One line each: start, last activity, events, compactions, session id (its first
     8 characters are enough wherever an id is asked for), the worktree and branch it
-    ran in (every worktree of the repository shares one store) and the first prompt
+    ran in (every worktree of the repository shares one store), the client when the
+    store holds sessions of more than one (Claude Code, Codex), and the first prompt
     as title.
     """
     tree = resolve_worktree(worktree, project)
@@ -138,7 +151,7 @@ def sessions_cmd(project: str | None, worktree: str | None, as_json: bool) -> No
             click.echo(f"No sessions recorded for {project_dir} yet.")
         return
     with open_store(project) as store:
-        rows = session_rows(store, tree)
+        rows = session_rows(store, tree, client)
     if as_json:
         echo_json({"project_dir": project_dir, "store": path, "sessions": rows})
         return
@@ -150,8 +163,11 @@ def sessions_cmd(project: str | None, worktree: str | None, as_json: bool) -> No
     # No column when no session knows its worktree (outside git, or all from before 0.3).
     shown = any(place != "-" for place in places)
     place_width = min(max(len("WORKTREE"), *(len(p) for p in places)), 32) if shown else 0
+    # A client column once the store holds sessions of another client than Claude Code.
+    clients = any(row["client"] != "claude_code" for row in rows)
     header = (
         f"{'STARTED':<16}  {'LAST ACTIVE':<11}  {'EVENTS':>6}  {'COMPACT':>7}  {'SESSION':<8}  "
+        + (f"{'CLIENT':<11}  " if clients else "")
         + (f"{'WORKTREE':<{place_width}}  " if shown else "")
     )
     width = max(TITLE_MIN, shutil.get_terminal_size((100, 24)).columns - len(header) - 1)
@@ -161,6 +177,7 @@ def sessions_cmd(project: str | None, worktree: str | None, as_json: bool) -> No
             visible(
                 f"{local_time(row['started_at']):<16}  {relative_time(row['last_event_at']):<11}  "
                 f"{row['event_count']:>6}  {row['compact_count']:>7}  {row['session_id'][:8]:<8}  "
+                + (f"{row['client']:<11}  " if clients else "")
                 + (f"{title(place, place_width):<{place_width}}  " if shown else "")
                 + title(row["title"], width)
             )
