@@ -362,3 +362,13 @@ def test_sessions_and_dump_show_and_filter_the_client(project: Path, rollout: Pa
     )
     assert [s["session_id"] for s in dumped["sessions"]] == ["claude-session-1"]
     assert "client codex" in cli("dump", "--project", str(project)).output
+    found = json.loads(cli("search", "From", "--project", str(project), "--json").output)
+    assert {hit["session_id"] for hit in found} == {"claude-session-1"}
+    found = json.loads(
+        cli("search", "From", "--project", str(project), "--client", "codex", "--json").output
+    )
+    assert found == []
+    found = json.loads(
+        cli("search", "ledger", "--project", str(project), "--client", "codex", "--json").output
+    )
+    assert {hit["session_id"] for hit in found} == {raw["session_id"]}

@@ -19,6 +19,8 @@ import click
 import orjson
 
 from ctxmode.cli.common import (
+    CLIENTS,
+    client_option,
     color_enabled,
     limit_option,
     open_store,
@@ -57,6 +59,7 @@ def find(
     since: str | None = None,
     limit: int = DEFAULT_LIMIT,
     worktree: str | None = None,
+    client: str | None = None,
 ) -> list[SearchHit]:
     """The best ``limit`` hits for ``query``, best first.
 
@@ -71,6 +74,7 @@ def find(
         since=since,
         limit=limit,
         worktree=worktree,
+        client=client,
     )
 
 
@@ -309,6 +313,7 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 @click.argument("query", nargs=-1)
 @project_option
 @worktree_option
+@client_option
 @click.option("--session", help="Only this session (a full id, or the start of one).")
 @click.option(
     "--category",
@@ -330,6 +335,7 @@ def search(
     query: tuple[str, ...],
     project: str | None,
     worktree: str | None,
+    client: str | None,
     session: str | None,
     category: str | None,
     type_: str | None,
@@ -357,6 +363,7 @@ def search(
                 "type_": type_,
                 "since": since,
                 "worktree": tree,
+                "client": CLIENTS[client] if client else None,
             }
             if as_json:
                 hits = find(store, text, limit=limit, **options)
@@ -369,7 +376,12 @@ def search(
         except StoreError as exc:
             raise click.ClickException(f"search failed: {exc}") from exc
         filters = describe_filters(
-            session=session, category=category, type=type_, since=since, worktree=tree
+            session=session,
+            category=category,
+            type=type_,
+            since=since,
+            worktree=tree,
+            client=client,
         )
         if not fetched:
             output_text = visible(f"no matches {_subject(text)}{filters}.\n")

@@ -133,13 +133,15 @@ class Store(Events, Sessions, Resumes):
         since: str | None = None,
         limit: int = 20,
         worktree: str | None = None,
+        client: str | None = None,
     ) -> list[SearchHit]:
         """Events whose data *values* hold every term of ``query`` (substring,
         case-insensitive), best first; each hit with a ``snippet``. ``worktree``: only
-        sessions that ran in that work tree. How: ``store/search.py``."""
+        sessions that ran in that work tree; ``client``: only sessions of that client
+        (``claude_code``, ``codex``). How: ``store/search.py``."""
         from ctxmode.store.search import find
 
-        return find(self, query, session_id, category, type, since, limit, worktree)
+        return find(self, query, session_id, category, type, since, limit, worktree, client)
 
     @guarded
     def integrity_check(self) -> str:

@@ -225,6 +225,7 @@ def find(
     since: str | None,
     limit: int,
     worktree: str | None = None,
+    client: str | None = None,
 ) -> list[SearchHit]:
     """``Store.search``: the ranked hits (see the module docstring)."""
     conn = store.conn
@@ -249,6 +250,13 @@ def find(
         # The worktrees of a repository share its store: the sessions of one of them.
         where.append("e.session_id IN (SELECT session_id FROM session_meta WHERE worktree = ?)")
         params.append(as_text(worktree))
+    if client is not None:
+        # The sessions of one client (session_meta.client; NULL: Claude Code's).
+        where.append(
+            "e.session_id IN (SELECT session_id FROM session_meta "
+            "WHERE COALESCE(client, 'claude_code') = ?)"
+        )
+        params.append(as_text(client))
     rows: list[Any] = []
     like_high = high  # LIKE covers [low, like_high]: what the index does not
     if long_terms and store.fts_enabled():
