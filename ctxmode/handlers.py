@@ -368,6 +368,12 @@ def _late_events(
     the order they happened: errors, and the resolutions of open ones (ctxmode.outcomes)."""
     from ctxmode.outcomes import ordered
 
+    for item in late:
+        if item.event == "PostCompact" and item.compact_summary:
+            # Codex's compaction summary, found in its rollout file (see on_post_compact).
+            summary = summary_text(_masked(item, cfg).compact_summary or "")
+            if summary:
+                store.add_compaction_summary(inp.session_id, summary, "")
     masked = [_masked(item, cfg) for item in late]
     return ordered(store.open_error_keys(inp.session_id), masked, failures)
 

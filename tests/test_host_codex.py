@@ -372,3 +372,16 @@ def test_sessions_and_dump_show_and_filter_the_client(project: Path, rollout: Pa
         cli("search", "ledger", "--project", str(project), "--client", "codex", "--json").output
     )
     assert {hit["session_id"] for hit in found} == {raw["session_id"]}
+
+
+def test_codexs_compaction_summary_is_kept_from_the_rollout(project: Path, rollout: Path) -> None:
+    """Codex's PostCompact carries no summary; its rollout's ``compacted`` record does: it
+    is kept beside the compaction, masked and without Codex's preamble."""
+    for name in ("UserPromptSubmit.json", "PreCompact.auto.json"):
+        raw = load(name)
+        hook(raw["hook_event_name"], moved(raw, project, rollout))
+    doc = json.loads(cli("dump", "--project", str(project), "--json").output)
+    (compaction,) = doc["sessions"][0]["compactions"]
+    assert compaction["summary"] == (
+        "Summary: the ledger helper was added and committed; its test still fails."
+    )

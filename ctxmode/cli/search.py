@@ -65,6 +65,8 @@ def find(
 
     The store matches the values of the event data as a person reads them (a backslash
     is one backslash, a line break a line break), never its JSON keys or escapes.
+    ``client`` is the stored name (cli.common.CLIENTS); Claude Code's sessions may have
+    none recorded (schema 3: NULL means Claude Code).
     """
     return store.search(
         query,
@@ -74,7 +76,7 @@ def find(
         since=since,
         limit=limit,
         worktree=worktree,
-        client=client,
+        client=None if client is None else (client, None) if client == "claude_code" else (client,),
     )
 
 

@@ -7,7 +7,8 @@ a line: a ``function_call`` (``exec_command``, arguments ``{"cmd", "workdir"}``)
 ``custom_tool_call`` (``apply_patch``, ``input``), later its ``*_output`` with the same
 ``call_id`` ("Process exited with code N" / "Exit code: N", or "apply_patch verification
 failed: …"). Codex writes a call's output *after* that call's PostToolUse ran, so each
-hook reads what the file gained since the last one: the outcomes of the earlier calls.
+hook reads what the file gained since the last one: the outcomes of the earlier calls, and
+the summary of a compaction (a ``compacted`` record), which becomes a ``PostCompact`` input.
 
 Each read starts where the last stopped (``<root>/codex/<session>.json``, 0600: the path,
 the offset, and the calls still waiting for their output), takes at most ``MAX_READ`` bytes
@@ -224,11 +225,47 @@ def _input(inp: HookInput, call: list[str], call_id: str, code: int, body: str) 
     return late
 
 
+# Codex installs the summary behind this preamble (the "compacted" record's message).
+SUMMARY_AFTER = "Here is the summary produced by"
+
+
+def summary_of(message: str) -> str:
+    """The model's summary in a ``compacted`` record's message, without Codex's preamble."""
+    at = message.find(SUMMARY_AFTER)
+    if at != -1:
+        newline = message.find("\n", at)
+        if newline != -1:
+            return message[newline + 1 :].strip()
+    return message.strip()
+
+
+def _compacted(inp: HookInput, line: bytes) -> HookInput | None:
+    """A ``compacted`` record → a PostCompact input carrying the summary (Codex's own
+    PostCompact payload has none)."""
+    try:
+        record = fastjson.loads(line.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    item = record.get("payload") if isinstance(record, dict) else None
+    message = item.get("message") if isinstance(item, dict) else None
+    if record.get("type") != "compacted" or not isinstance(message, str):
+        return None
+    raw = {"session_id": inp.session_id, "cwd": inp.cwd, "compact_summary": summary_of(message)}
+    late = payload.from_dict(raw, "PostCompact")
+    late.project_dir = inp.project_dir
+    return late
+
+
 def outcomes(inp: HookInput, lines: list[bytes], pending: dict[str, list[str]]) -> list[HookInput]:
     """The tool outcomes in ``lines``, in order; ``pending`` (call id → call) is updated."""
     found: list[HookInput] = []
     for line in lines:
         head = line[:300]
+        if b'"compacted"' in head[:120]:
+            summary = _compacted(inp, line)
+            if summary is not None:
+                found.append(summary)
+            continue
         if b'"response_item"' not in head or not any(m in head for m in _MARKERS):
             continue
         try:

@@ -53,6 +53,7 @@ from ctxmode.store.values import EVENT_FIELDS, as_text, iso_utc, parse_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from ctxmode.store.search import (
@@ -133,12 +134,12 @@ class Store(Events, Sessions, Resumes):
         since: str | None = None,
         limit: int = 20,
         worktree: str | None = None,
-        client: str | None = None,
+        client: Sequence[str | None] | None = None,
     ) -> list[SearchHit]:
         """Events whose data *values* hold every term of ``query`` (substring,
         case-insensitive), best first; each hit with a ``snippet``. ``worktree``: only
-        sessions that ran in that work tree; ``client``: only sessions of that client
-        (``claude_code``, ``codex``). How: ``store/search.py``."""
+        sessions that ran in that work tree; ``client``: only sessions whose
+        ``session_meta.client`` is one of these values (None: no client recorded). How: ``store/search.py``."""
         from ctxmode.store.search import find
 
         return find(self, query, session_id, category, type, since, limit, worktree, client)

@@ -225,7 +225,7 @@ def find(
     since: str | None,
     limit: int,
     worktree: str | None = None,
-    client: str | None = None,
+    client: Sequence[str | None] | None = None,
 ) -> list[SearchHit]:
     """``Store.search``: the ranked hits (see the module docstring)."""
     conn = store.conn
@@ -251,12 +251,18 @@ def find(
         where.append("e.session_id IN (SELECT session_id FROM session_meta WHERE worktree = ?)")
         params.append(as_text(worktree))
     if client is not None:
-        # The sessions of one client (session_meta.client; NULL: Claude Code's).
+        # The sessions of one client: session_meta.client among these values (None: a
+        # row that names no client, which the caller knows the meaning of).
+        names = [as_text(value) for value in client if value is not None]
+        test = [f"client IN ({', '.join('?' * len(names))})"] if names else []
+        if None in client:
+            test.append("client IS NULL")
         where.append(
-            "e.session_id IN (SELECT session_id FROM session_meta "
-            "WHERE COALESCE(client, 'claude_code') = ?)"
+            "e.session_id IN (SELECT session_id FROM session_meta WHERE "
+            + (" OR ".join(test) or "0")
+            + ")"
         )
-        params.append(as_text(client))
+        params.extend(names)
     rows: list[Any] = []
     like_high = high  # LIKE covers [low, like_high]: what the index does not
     if long_terms and store.fts_enabled():
