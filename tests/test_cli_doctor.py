@@ -121,7 +121,7 @@ def mask(text: str) -> str:
     text = re.sub(r"SQLite \d+\.\d+\.\d+", "SQLite <v>", text)
     text = re.sub(r"\d+(\.\d)? (B|KB|MB)\b", "<size>", text)
     text = re.sub(r"\d+[smhd] ago", "<age> ago", text)
-    return re.sub(r"sessions/[0-9a-f]{16}\.db", "sessions/<name>.db", text)
+    return re.sub(r"sessions/repo-[0-9a-f]{16}\.db", "sessions/<name>.db", text)
 
 
 # --------------------------------------------------------------------------- healthy
