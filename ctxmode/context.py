@@ -22,6 +22,8 @@ class Context:
 
     __slots__ = (
         "_branch",
+        "background",
+        "call_at",
         "client",
         "deadline",
         "env",
@@ -50,6 +52,10 @@ class Context:
         self.identity = identity
         self.client = client
         self._branch: str | None = None
+        # Set by the harness: when the client started this call (ns, its order in the
+        # session) and whether it runs in the background (ctxmode.inflight).
+        self.call_at: int | None = None
+        self.background = False
 
     def remaining(self) -> float:
         return self.deadline - (time.monotonic() - self.started)

@@ -20,6 +20,10 @@ The resume policy lives here (design.md, "When the resume is printed"):
   after /clear, where every unclaimed snapshot of the session is retired instead.
 
 Every claim is one atomic store operation: of racing processes exactly one wins.
+
+Long on purpose: the resume policy is one set of rules over the hook events, and reads
+best in one place; what a rule needs beyond the policy lives in its own module
+(extract, snapshot, store, spool, inflight).
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ from ctxmode.store import Store, StoreLocked
 # normally writes no log line and finds no spool (each import ~0.3 ms per process).
 # SPOOL_DIR is the folder of spool's files under the data root (see spool.spool_path).
 SPOOL_DIR = "spool"
+# ctxmode.inflight's folder (FOLDER there) and bounds, named here so that a hook run in
+# the foreground never loads it (tests/test_bench.py checks they agree).
+INFLIGHT_DIR = "inflight"
+FLUSH_BOUND = 2.0
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -241,6 +249,7 @@ def _store_events(
         source_hook=inp.event,
         project_dir=ctx.project(inp.project_dir),
         max_events=cap,
+        call_at=ctx.call_at,
         where=ctx.where(inp.cwd),
     )
 
@@ -275,7 +284,7 @@ def _spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> None:
     from ctxmode.wording import plural
 
     if events:
-        spool.put(ctx.root, ctx.store_path, inp.session_id, events)
+        spool.put(ctx.root, ctx.store_path, inp.session_id, events, ctx.call_at)
         hooklog.write(
             ctx.log_dir,
             "WARN",
@@ -333,6 +342,14 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
     elif not resolves and not late:
         return None
     failures = _late_failures(late, cfg)
+    if ctx.background:
+        # Run in the background, the captures of earlier calls may still be at work:
+        # storing after them keeps dedup and a failure's resolution in the calls' order.
+        from ctxmode.inflight import ORDER_BOUND
+
+        unsure = _wait_for_captures(inp, ctx, ctx.call_at, ORDER_BOUND, "stored before them")
+    else:
+        unsure = 0
     store = _open_or_spool(inp, ctx, failures + events)
     if store is None:
         return None
@@ -340,7 +357,7 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
         if late:
             events = _late_events(store, inp, late, failures, cfg) + events
         if resolves:
-            events.extend(_resolutions(store, inp))
+            events.extend(_resolutions(store, inp, unsure > 0))
         if events:
             _record(inp, ctx, events, cfg, store)
     finally:
@@ -387,20 +404,25 @@ def _store_late(store: Store, inp: HookInput, ctx: Context, cfg: dict[str, objec
             _record(inp, ctx, events, cfg, store)
 
 
-def _resolutions(store: Store, inp: HookInput) -> list[SessionEvent]:
+def _resolutions(store: Store, inp: HookInput, unsure: bool = False) -> list[SessionEvent]:
     """``error_resolved`` for the session's open error this successful call reruns, if any.
 
     The key is the one its failure would have had (``extract.errors.failure_key``). Most
     sessions have no open error: the store is asked first, so the error extractors are
     loaded only when there is one (two modules fewer on a hook's usual path).
+
+    ``unsure``: captures of earlier calls were still running when this one gave up
+    waiting for them (a background capture): the failure this call reruns may be among
+    them, so the resolution is recorded anyway. Read in the calls' order it resolves
+    that failure when it lands; with no such failure it resolves nothing.
     """
-    open_keys = store.open_error_keys(inp.session_id)
-    if not open_keys:
+    open_keys = set() if unsure else store.open_error_keys(inp.session_id)
+    if not open_keys and not unsure:
         return []
     from ctxmode.extract.errors import failure_key
 
     key = failure_key(inp)
-    if not key or key not in open_keys:
+    if not key or (key not in open_keys and not unsure):
         return []
     from ctxmode.events import make
 
@@ -467,10 +489,34 @@ def _save_compact_snapshot(
     store.record_compaction(inp.session_id, seq, inp.trigger or "")
 
 
+def _wait_for_captures(
+    inp: HookInput, ctx: Context, before: int | None, bound: float, outcome: str
+) -> int:
+    """Wait, bounded, for the session's background captures in flight (ctxmode.inflight);
+    how many were still running at the bound. The folder exists only once a capture ran
+    in the background: without it there is nothing to wait for and no module to load."""
+    if not os.path.isdir(os.path.join(ctx.root, INFLIGHT_DIR)):
+        return 0
+    from ctxmode import inflight
+
+    return inflight.wait_logged(ctx.root, ctx.log_dir, inp, before, bound, outcome)
+
+
+def _flush(store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]) -> None:
+    """Before a snapshot: the session's captures in flight end (bounded wait), and what
+    any capture had to spool is in the store."""
+    bound = max(0.0, min(FLUSH_BOUND, ctx.remaining() - 0.4))
+    _wait_for_captures(inp, ctx, None, bound, "the snapshot is made without their events")
+    if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
+        cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
+        _drain_spool(store, inp, ctx, cap)
+
+
 def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     store = _open(ctx)
     try:
+        _flush(store, inp, ctx, cfg)
         _store_late(store, inp, ctx, cfg)
         _store_worktree_changes(store, inp, ctx, cfg)
         _save_compact_snapshot(store, inp, cfg, ctx)
@@ -623,6 +669,7 @@ def on_session_end(inp: HookInput, ctx: Context) -> str | None:
         if inp.reason == "clear":
             store.discard_unclaimed(inp.session_id, reason="clear")
             return None
+        _flush(store, inp, ctx, cfg)
         _store_late(store, inp, ctx, cfg)
         if store.event_count(inp.session_id) == 0:
             return None

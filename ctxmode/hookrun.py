@@ -51,6 +51,37 @@ SALVAGE_HEAD = 64 * 1024
 READ_CHUNK = 1024 * 1024
 
 
+def call_stamp() -> int:
+    """When the client started this hook call: ns since the epoch, the call's place in
+    the session (background captures finish in any order; the store reads their events
+    in this one).
+
+    The time the client spawned the process is the start of our process group's leader
+    (the client starts each hook in a group of its own: the shell of a command, or our
+    process): under load, a hook can take tens of ms to reach its first line, more than
+    the time between two calls, so a clock read here would misorder them. The kernel
+    keeps that start in clock ticks (10 ms): the ticks order calls apart, our own clock
+    orders calls within one tick. Without /proc, or in a group that is not the call's
+    own: our own clock.
+    """
+    now = time.time_ns()
+    try:
+        with open(f"/proc/{os.getpgid(0)}/stat", "rb") as fh:
+            ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        tick = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+        since_boot = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    started = now - since_boot + ticks * tick
+    if not 0 <= now - started < FRESH_NS:
+        return now  # the group is not a hook's of its own (a test, a script): our clock
+    return started + min(now - started, tick - 1)
+
+
+# A process group started longer ago than this is not one the client made for this call.
+FRESH_NS = 1_000_000_000
+
+
 def disabled(env: Mapping[str, str]) -> bool:
     return env.get("CTXMODE_DISABLE", "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -109,6 +140,7 @@ def run_hook(
     output_lock: object | None = None,
     watchdog: bool = False,
     host: str | None = None,
+    background: bool = False,
 ) -> bytes:
     """Run one hook call; return the exact bytes to print (possibly empty). Never raises.
 
@@ -116,6 +148,7 @@ def run_hook(
     input and shapes the output, the rest is the same for every client.
     """
     root = ""
+    marker = None
     try:
         if disabled(env):
             return b""
@@ -126,6 +159,16 @@ def run_hook(
             # not even for the log: skip in silence; `ctxmode doctor` says why.
             root = ""
             return b""
+        if background:
+            from ctxmode import inflight
+
+            # Held while this capture runs: PreCompact, SessionEnd and the captures of
+            # later calls wait for it. Made before the payload is read, so that no
+            # capture started later can look and miss it (ctxmode.inflight).
+            marker = inflight.enter(root, call_stamp)
+        # The call's place in the session: background captures finish in any order;
+        # the store keeps and reads their events in the order the calls started.
+        call_at = marker.call_at if marker is not None else call_stamp()
         data, size = read_input(stdin)
         oversized = size > len(data)
         inp = client.salvage(data, event) if oversized else client.parse(data, event)
@@ -152,6 +195,9 @@ def run_hook(
             root = ""
             return b""
         ctx = Context(env, root, store_path, deadline, identity, client.NAME)
+        ctx.call_at, ctx.background = call_at, background
+        if marker is not None:
+            marker.claim(inp.session_id)
         if watchdog and output_lock is not None:
             _start_watchdog(deadline, event, ctx.log_dir, output_lock)
 
@@ -187,6 +233,9 @@ def run_hook(
             else:
                 hooklog.write(log_dir, "ERROR", event, _describe(exc), _frames(exc))
         return b""
+    finally:
+        if marker is not None:
+            marker.leave()
 
 
 # Exceptions whose messages ctxmode writes itself (paths, counts, never payload text).
@@ -227,6 +276,10 @@ def _frames(exc: BaseException) -> str:
     return "Traceback (most recent call last):\n" + "".join(summary.format())
 
 
+# The shim argument of a capture the client runs in the background (ctxmode.inflight).
+BACKGROUND_FLAG = "--background"
+
+
 def host_argument(argv: list[str]) -> str | None:
     """The host named on the shim's command line (``--host codex``, ``--host=codex``):
     one shim per event serves every client, the installed command says which."""
@@ -247,11 +300,27 @@ def main(event: str, host: str | None = None) -> NoReturn:
 
     if host is None:
         host = host_argument(sys.argv)
+    # `ctxmode install` adds --background to the captures it registers with "async":
+    # the client goes on without waiting, and at its end (`claude -p`) sends SIGTERM,
+    # then the kill ~1.5 s later: the events are stored in that time (inflight.on_stop).
+    background = BACKGROUND_FLAG in sys.argv
+    if background:
+        import _signal  # type: ignore[import-not-found]  # (signal imports enum)
+
+        from ctxmode import inflight
+
+        _signal.signal(_signal.SIGTERM, inflight.on_stop)
     lock = _thread.allocate_lock()
     out = b""
     try:
         out = run_hook(
-            event, sys.stdin.buffer, os.environ, output_lock=lock, watchdog=True, host=host
+            event,
+            sys.stdin.buffer,
+            os.environ,
+            output_lock=lock,
+            watchdog=True,
+            host=host,
+            background=background,
         )
     except BaseException:
         out = b""

@@ -11,10 +11,10 @@ are still working. Each background capture therefore holds an *in-flight marker*
   into place, so a marker that can be seen is always held by its process — or by none,
   once that process is gone: the kernel drops the lock of a dead process, so a marker
   left behind by a killed hook never makes anyone wait (the first waiter removes it).
-- ``call_at`` is the wall clock (ns) taken between the lock and the rename, a few ms
-  into the process (every hook takes it at the same point, see hookrun): the order the
-  client started the calls in, which the store records with the events and reads them
-  back by (``store.events``).
+- ``call_at`` is when the client started the call (``hookrun.call_stamp``: the start of
+  the hook's process group, ns since the epoch), taken between the lock and the rename:
+  the order of the calls, which the store records with the events and reads them back
+  by (``store.events``).
 
 Waiting is ``flock`` on the markers, so a waiter sleeps in the kernel until the capture
 ends (no polling) and is woken by a timer at its bound. A capture waits for the captures
@@ -34,6 +34,8 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from ctxmode.payload import HookInput
 
 FOLDER = "inflight"  # handlers.INFLIGHT_DIR names it too
 # How long a capture waits for the captures of earlier calls before it stores its own
@@ -93,16 +95,17 @@ class Marker:
 MAX_ID = 200  # bytes of the session id a marker keeps
 
 
-def enter(root: str) -> Marker:
+def enter(root: str, stamp: Callable[[], int]) -> Marker:
     """Make and lock this process's marker, take the call's stamp, publish the marker.
 
-    In that order: a capture that started before another has its (locked) marker in the
-    folder before its stamp is taken, so the other, listing the folder after its own
-    stamp, cannot miss it (but for the microseconds between stamp and rename). Raises
-    OSError when the marker cannot be made.
+    Made before the payload is read, as early as the data root is known, so that a later
+    call's capture finds it. One that looks before this process got that far (a hook
+    can be slow to start under load) does not wait for it: the events still go into
+    the store in the calls' order (``call_at``); only the dedup window and the
+    resolution of a failure then see this call's events late. Raises OSError when the
+    marker cannot be made.
     """
     import fcntl
-    import time
 
     from ctxmode.paths import ensure_dir
 
@@ -113,7 +116,7 @@ def enter(root: str) -> Marker:
     fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        call_at = time.time_ns()
+        call_at = stamp()
         path = os.path.join(folder, f"{call_at:020d}-{pid}")
         os.rename(temp, path)
     except BaseException:
@@ -181,6 +184,26 @@ def wait(
         finally:
             os.close(fd)
     return waited, left
+
+
+def wait_logged(
+    root: str, log_dir: str, inp: HookInput, before: int | None, bound: float, outcome: str
+) -> int:
+    """:func:`wait` for ``inp``'s session, writing to the log when the bound was hit
+    (``outcome``: what the caller does then). Returns how many were still running."""
+    _waited, left = wait(root, inp.session_id, before=before, bound=bound)
+    if left:
+        from ctxmode import hooklog
+        from ctxmode.wording import plural
+
+        hooklog.write(
+            log_dir,
+            "WARN",
+            inp.event,
+            f"{plural(left, 'background capture')} of this session still running after "
+            f"{bound:.1f}s (the bound); {outcome}",
+        )
+    return left
 
 
 def _lock(fd: int, seconds: float) -> bool:

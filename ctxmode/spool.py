@@ -14,14 +14,15 @@ Files: ``<data root>/spool/<store name>.jsonl``.
 from __future__ import annotations
 
 import os
+import time
 
 from ctxmode import fastjson, paths
 from ctxmode.events import SessionEvent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    # (session id, events, marker): what Store.add_batches takes.
-    Batch = tuple[str, list[SessionEvent], str]
+    # (session id, events, marker, call_at or None): what Store.add_batches takes.
+    Batch = tuple[str, list[SessionEvent], str, int | None]
 
 # Never let a stuck store turn the spool into an unbounded file.
 MAX_SPOOL_BYTES = 8 * 1024 * 1024
@@ -44,7 +45,13 @@ def spool_path(root: str, store_path: str) -> str:
     return paths.spool_file(root, store_path)
 
 
-def put(root: str, store_path: str, session_id: str, events: list[SessionEvent]) -> None:
+def put(
+    root: str,
+    store_path: str,
+    session_id: str,
+    events: list[SessionEvent],
+    call_at: int | None = None,
+) -> None:
     from ctxmode.hooklog import utc_now_iso
 
     path = spool_path(root, store_path)
@@ -55,7 +62,7 @@ def put(root: str, store_path: str, session_id: str, events: list[SessionEvent])
     except FileNotFoundError:
         pass
     now = utc_now_iso()
-    record = {
+    record: dict[str, object] = {
         "session_id": session_id,
         "events": [
             {name: getattr(event, name) for name in _FIELDS}
@@ -63,6 +70,8 @@ def put(root: str, store_path: str, session_id: str, events: list[SessionEvent])
             for event in events
         ],
     }
+    # The call's place in the session (ctxmode.inflight); a caller without one: now.
+    record["call_at"] = call_at if call_at is not None else time.time_ns()
     # The leading newline ends a line torn by an earlier partial write (a full disk),
     # so that it cannot swallow this record; take() skips the blank lines.
     line = ("\n" + fastjson.dumps(record) + "\n").encode("utf-8", "surrogatepass")
@@ -179,7 +188,9 @@ def _parse(data: bytes) -> list[Batch]:
             # (Exception, not only JSONDecodeError: in a hook process without the json
             # package, _json reports some malformed input as SystemError.)
             continue
-        batches.append((str(session_id), events, "spool:" + sha256_hex(line.decode("latin-1"))))
+        call_at = record.get("call_at")
+        marker = "spool:" + sha256_hex(line.decode("latin-1"))
+        batches.append((str(session_id), events, marker, call_at if type(call_at) is int else None))
     return batches
 
 

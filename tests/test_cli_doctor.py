@@ -155,6 +155,8 @@ def test_healthy_install_is_all_ok(
         "  ok    registration  all seven events registered in 1 file\n"
         "                      user: ~/.claude/settings.json: PostToolUse, PostToolUseFailure, "
         "UserPromptSubmit, PreCompact, SessionStart, SessionEnd, PostCompact\n"
+        "  ok    capture mode  background: the agent does not wait for the captures (Claude "
+        'Code 2.1.197 has "async" hooks)\n'
         "\n"
         "This project's store\n"
         "  ok    store         schema 3, <size>, 1 session, 3 events, last event <age> ago, "
@@ -168,7 +170,7 @@ def test_healthy_install_is_all_ok(
         "Claude Code transcripts\n"
         "  ok    transcripts   no transcripts of this project in ~/.claude/projects\n"
         "\n"
-        "11 ok, 0 warnings, 0 failures - ctxmode is working\n"
+        "12 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )
 
 
@@ -179,7 +181,7 @@ def test_json_output(home: Path, project: Path) -> None:
     assert result.exit_code == 0
     assert document["ok"] is True
     assert document["project_dir"] == str(project)
-    assert document["counts"] == {"ok": 11, "warn": 0, "fail": 0}
+    assert document["counts"] == {"ok": 12, "warn": 0, "fail": 0}
     assert [c["name"] for c in document["checks"]] == [
         "python",
         "package",
@@ -189,6 +191,7 @@ def test_json_output(home: Path, project: Path) -> None:
         "permissions",
         "config",
         "registration",
+        "capture mode",
         "store",
         "hook log",
         "transcripts",

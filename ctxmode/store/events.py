@@ -29,6 +29,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ctxmode.events import SessionEvent
+
+    # (session id, events, marker[, call_at]): a spooled hook call (ctxmode.spool).
+    Batch = (
+        tuple[str, Sequence[SessionEvent], str]
+        | tuple[str, Sequence[SessionEvent], str, int | None]
+    )
     from ctxmode.store.sessions import Where
 
 # The session's last N events form the dedup window.
@@ -40,12 +46,30 @@ INSERT INTO session_events (session_id, type, category, priority, data, data_has
     agent_id, agent_type, tool_use_id, bytes_avoided, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
+# The same with the call's place in the session (a hook's events; see ORDER).
+_INSERT_CALL_EVENT = """
+INSERT INTO session_events (session_id, type, category, priority, data, data_hash, source_hook,
+    agent_id, agent_type, tool_use_id, bytes_avoided, created_at, call_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
 
-# Walks idx_events_priority (session_id, priority DESC, id) in order: no sort.
-_EVICT = """
+# The order of a session's events is the order of the calls (``call_at``: when the client
+# started the hook, see ctxmode.inflight), then of their arrival. Background captures can
+# arrive out of order; reading, the dedup window and eviction all go by this order.
+# Rows without a call_at (stored before schema 3) come first: they are older.
+ORDER = "call_at, id"
+
+# Least important first, then oldest in the calls' order (not the arrival's).
+_EVICT = f"""
 DELETE FROM session_events WHERE id IN (
     SELECT id FROM session_events WHERE session_id = ?
-    ORDER BY priority DESC, id ASC LIMIT ?)
+    ORDER BY priority DESC, {ORDER} LIMIT ?)
+"""
+
+# The dedup window of a call: the session's last events of calls started up to it.
+_WINDOW = """
+SELECT type, data_hash FROM session_events WHERE session_id = ?
+AND (call_at IS NULL OR call_at <= ?) ORDER BY call_at DESC, id DESC LIMIT ?
 """
 
 
@@ -63,8 +87,12 @@ class Events(Connection):
         now: str | None = None,
         max_events: int = MAX_EVENTS,
         where: Where = NO_WHERE,
+        call_at: int | None = None,
     ) -> int:
         """Insert ``events`` in one transaction (dedup, truncate, cap); return how many were new.
+
+        ``call_at``: when the client started the call (ns; ctxmode.inflight), the events'
+        place in the session whatever the order they arrive in.
 
         Even with no events the session's meta row is created or touched: a session is
         known from its first hook call on. ``max_events <= 0`` means no cap. ``where``:
@@ -73,7 +101,7 @@ class Events(Connection):
         stamp = now or iso_utc()
         with _Tx(self.conn):
             return self._insert(
-                session_id, events, source_hook, project_dir, stamp, max_events, where
+                session_id, events, source_hook, project_dir, stamp, max_events, where, call_at
             )
 
     def _insert(
@@ -85,18 +113,17 @@ class Events(Connection):
         stamp: str,
         max_events: int,
         where: Where = NO_WHERE,
+        call_at: int | None = None,
     ) -> int:
         """The work of :meth:`add_events`, inside the caller's transaction."""
+        if call_at is None:
+            call_at = time.time_ns()  # a caller that is no hook (a script, a test): now
         sid = as_text(session_id)
         hook = as_text(source_hook)
         conn = self.conn
         rows: list[tuple[object, ...]] = []
         if events:
-            recent = conn.execute(
-                "SELECT type, data_hash FROM session_events WHERE session_id = ? "
-                "ORDER BY id DESC LIMIT ?",
-                (sid, DEDUP_WINDOW),
-            ).fetchall()
+            recent = conn.execute(_WINDOW, (sid, call_at, DEDUP_WINDOW)).fetchall()
             window = [(row[0], row[1]) for row in reversed(recent)]
             for event in events:
                 data = as_text(event.data)[:MAX_DATA_CHARS]
@@ -122,10 +149,11 @@ class Events(Connection):
                         int(event.bytes_avoided or 0),
                         # A spooled event keeps the time its hook accepted it.
                         as_opt_text(event.created_at) or stamp,
+                        call_at,
                     )
                 )
             if rows:
-                conn.executemany(_INSERT_EVENT, rows)
+                conn.executemany(_INSERT_CALL_EVENT, rows)
         meta = (sid, as_text(project_dir), stamp, stamp, len(rows), hook or None, *where)
         conn.execute(UPSERT_META, meta)
         if rows and max_events > 0:
@@ -160,14 +188,14 @@ class Events(Connection):
     @guarded
     def add_batches(
         self,
-        batches: Sequence[tuple[str, Sequence[SessionEvent], str]],
+        batches: Sequence[Batch],
         *,
         source_hook: str,
         project_dir: str,
         max_events: int = MAX_EVENTS,
     ) -> int:
-        """Insert ``(session_id, events, marker)`` batches in ONE transaction; return how
-        many were imported.
+        """Insert ``(session_id, events, marker, call_at)`` batches in ONE transaction;
+        return how many were imported.
 
         For the spool: a batch whose ``marker`` (a ``store_meta`` key, e.g. a hash of the
         spool line) is already recorded was imported before and is skipped, and the
@@ -178,12 +206,23 @@ class Events(Connection):
         stamp = iso_utc()
         imported = 0
         with _Tx(self.conn) as conn:
-            for session_id, events, marker in batches:
+            for batch in batches:
+                session_id, events, marker = batch[0], batch[1], batch[2]
+                # The spool keeps each call's order (ctxmode.inflight); older lines lack it.
+                call_at = batch[3] if len(batch) > 3 else None
                 key = as_text(marker)
                 seen = "SELECT 1 FROM store_meta WHERE key = ?"
                 if key and conn.execute(seen, (key,)).fetchone():
                     continue
-                self._insert(session_id, events, source_hook, project_dir, stamp, max_events)
+                self._insert(
+                    session_id,
+                    events,
+                    source_hook,
+                    project_dir,
+                    stamp,
+                    max_events,
+                    call_at=call_at,
+                )
                 if key:
                     conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?)", (key, stamp))
                 imported += 1
@@ -197,7 +236,7 @@ class Events(Connection):
     def session_events(self, session_id: str) -> list[SessionEvent]:
         """The session's events, oldest first, every field filled in."""
         rows = self.conn.execute(
-            f"SELECT {EVENT_COLUMNS} FROM session_events WHERE session_id = ? ORDER BY id",
+            f"SELECT {EVENT_COLUMNS} FROM session_events WHERE session_id = ? ORDER BY {ORDER}",
             (as_text(session_id),),
         ).fetchall()
         return [event_from_row(row) for row in rows]
@@ -209,7 +248,7 @@ class Events(Connection):
 
         rows = self.conn.execute(
             "SELECT type, data FROM session_events WHERE session_id = ? "
-            "AND type IN ('tool_error', 'output_error', 'error_resolved') ORDER BY id",
+            f"AND type IN ('tool_error', 'output_error', 'error_resolved') ORDER BY {ORDER}",
             (as_text(session_id),),
         ).fetchall()
         keys: set[str] = set()
