@@ -293,11 +293,6 @@ def store_name(project: str, platform: str = sys.platform) -> str:
     return name
 
 
-def legacy_store_name(project: str) -> str:
-    """The name an older version used: the hash of the case-preserving absolute path."""
-    return sha256_hex(os.path.abspath(project))[:16]
-
-
 def _home(env: Mapping[str, str]) -> str:
     home = env.get("HOME", "")
     if os.path.isabs(home):

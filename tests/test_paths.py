@@ -151,6 +151,16 @@ def test_store_name_case_folding(a, b, platform, same):
     assert (paths.store_name(a, platform) == paths.store_name(b, platform)) is same
 
 
+@pytest.mark.parametrize("platform, same", [("darwin", True), ("win32", True), ("linux", False)])
+def test_repo_store_name_is_prefixed_and_folds_case_where_names_do(tmp_path, platform, same):
+    project = str(tmp_path / "Proj")
+    assert paths.repo_store_name(project, "linux") == "repo-" + h(project)
+    folded = paths.repo_store_name(project, platform) == paths.repo_store_name(
+        project.lower(), platform
+    )
+    assert folded is same
+
+
 def test_store_name_is_sha256_of_canonical_path(tmp_path):
     project = str(tmp_path / "Proj")
     assert paths.store_name(project, "linux") == h(project)
