@@ -419,23 +419,12 @@ def _resolutions(store: Store, inp: HookInput, unsure: bool = False) -> list[Ses
     open_keys = set() if unsure else store.open_error_keys(inp.session_id)
     if not open_keys and not unsure:
         return []
-    from ctxmode.extract.errors import failure_key
+    from ctxmode.extract.errors import failure_key, resolution
 
     key = failure_key(inp)
     if not key or (key not in open_keys and not unsure):
         return []
-    from ctxmode.events import make
-
-    return [
-        make(
-            "error_resolved",
-            {"tool": inp.tool_name, "key": key},
-            tool_use_id=inp.tool_use_id,
-            agent_id=inp.agent_id,
-            agent_type=inp.agent_type,
-            source_hook=inp.event,
-        )
-    ]
+    return [resolution(inp, key)]
 
 
 def on_prompt(inp: HookInput, ctx: Context) -> str | None:

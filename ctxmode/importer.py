@@ -367,22 +367,12 @@ def _resolution(inp: HookInput, events: list[SessionEvent], errors: set[str]) ->
         return []
     if any(e.type == "output_error" for e in events):
         return []
-    from ctxmode.extract.errors import failure_key
+    from ctxmode.extract.errors import failure_key, resolution
 
     key = failure_key(inp)
     if not key or key not in errors:
         return []
-    from ctxmode.events import make
-
-    return [
-        make(
-            "error_resolved",
-            {"tool": inp.tool_name, "key": key},
-            tool_use_id=inp.tool_use_id,
-            agent_id=inp.agent_id,
-            agent_type=inp.agent_type,
-        )
-    ]
+    return [resolution(inp, key, source_hook=None)]
 
 
 def _track_error(event: SessionEvent, errors: set[str]) -> None:

@@ -24,8 +24,7 @@ def ordered(
     ``open_keys``: the session's open error keys before these outcomes; ``late``: the
     outcomes, masked, oldest first.
     """
-    from ctxmode.events import make
-    from ctxmode.extract.errors import failure_key
+    from ctxmode.extract.errors import failure_key, resolution
 
     keys = set(open_keys)
     pending = iter(failures)
@@ -40,15 +39,6 @@ def ordered(
                 keys.add(key)
         elif key and key in keys:
             keys.discard(key)
-            out.append(
-                make(
-                    "error_resolved",
-                    {"tool": item.tool_name, "key": key},
-                    tool_use_id=item.tool_use_id,
-                    agent_id=item.agent_id,
-                    agent_type=item.agent_type,
-                    source_hook=item.event,
-                )
-            )
+            out.append(resolution(item, key))
     out.extend(pending)  # none left, unless an extractor made more than one event
     return out

@@ -12,6 +12,7 @@ from ctxmode.extract.common import clip, id_str, one_line, rel_path, s, trim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ctxmode.events import SessionEvent
     from ctxmode.extract.common import Draft
     from ctxmode.payload import HookInput
 
@@ -63,6 +64,22 @@ def failure_key(inp: HookInput) -> str:
         if value.strip():
             return clip(one_line(value), KEY_CHARS)
     return name
+
+
+def resolution(inp: HookInput, key: str, source_hook: str | None = "") -> SessionEvent:
+    """The ``error_resolved`` event of the successful call ``inp``, which reruns the failure
+    ``key`` (its :func:`failure_key`). One maker for the hooks, the late outcomes (Codex)
+    and the transcript import. ``source_hook`` defaults to the input's event."""
+    from ctxmode.events import make
+
+    return make(
+        "error_resolved",
+        {"tool": inp.tool_name, "key": key},
+        tool_use_id=inp.tool_use_id,
+        agent_id=inp.agent_id,
+        agent_type=inp.agent_type,
+        source_hook=inp.event if source_hook == "" else source_hook,
+    )
 
 
 def tool_failure(inp: HookInput) -> list[Draft]:
