@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ctxmode.events import SessionEvent
+    from ctxmode.migrations import _sqlite3
 
     # (session id, events, marker[, call_at]): a spooled hook call (ctxmode.spool).
     Batch = (
@@ -71,6 +72,24 @@ _WINDOW = """
 SELECT type, data_hash FROM session_events WHERE session_id = ?
 AND (call_at IS NULL OR call_at <= ?) ORDER BY call_at DESC, id DESC LIMIT ?
 """
+
+
+def evict_over_cap(conn: _sqlite3.Connection, session_id: str, max_events: int) -> None:
+    """Evict the session's least important events beyond ``max_events`` (0: no cap), in one
+    statement, and count them in its ``session_meta`` row. Inside the caller's transaction."""
+    if max_events <= 0:
+        return
+    count = conn.execute(
+        "SELECT event_count FROM session_meta WHERE session_id = ?", (session_id,)
+    ).fetchone()[0]
+    if count > max_events:
+        excess = count - max_events
+        conn.execute(_EVICT, (session_id, excess))
+        conn.execute(
+            "UPDATE session_meta SET event_count = event_count - ?, "
+            "evicted_count = evicted_count + ? WHERE session_id = ?",
+            (excess, excess, session_id),
+        )
 
 
 class Events(Connection):
@@ -156,18 +175,8 @@ class Events(Connection):
                 conn.executemany(_INSERT_CALL_EVENT, rows)
         meta = (sid, as_text(project_dir), stamp, stamp, len(rows), hook or None, *where)
         conn.execute(UPSERT_META, meta)
-        if rows and max_events > 0:
-            count = conn.execute(
-                "SELECT event_count FROM session_meta WHERE session_id = ?", (sid,)
-            ).fetchone()[0]
-            if count > max_events:
-                excess = count - max_events
-                conn.execute(_EVICT, (sid, excess))
-                conn.execute(
-                    "UPDATE session_meta SET event_count = event_count - ?, "
-                    "evicted_count = evicted_count + ? WHERE session_id = ?",
-                    (excess, excess, sid),
-                )
+        if rows:
+            evict_over_cap(conn, sid, max_events)
         return len(rows)
 
     @guarded

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ctxmode.events import MAX_DATA_CHARS
 from ctxmode.hashing import sha256_hex
 from ctxmode.store.connection import _Tx, guarded
-from ctxmode.store.events import _EVICT, _INSERT_EVENT
+from ctxmode.store.events import _INSERT_EVENT, evict_over_cap
 from ctxmode.store.values import as_opt_text, as_priority, as_text, iso_utc
 
 TYPE_CHECKING = False
@@ -269,16 +269,6 @@ def _insert_part(db: _sqlite3.Connection, part: SessionPart, max_events: int) ->
         (sid, as_text(part.project_dir), first, last, len(rows), SOURCE,
          part.cwd or None, part.branch or None, part.client or None),
     )  # fmt: skip
-    if rows and max_events > 0:
-        count = db.execute(
-            "SELECT event_count FROM session_meta WHERE session_id = ?", (sid,)
-        ).fetchone()[0]
-        if count > max_events:
-            excess = count - max_events
-            db.execute(_EVICT, (sid, excess))
-            db.execute(
-                "UPDATE session_meta SET event_count = event_count - ?, "
-                "evicted_count = evicted_count + ? WHERE session_id = ?",
-                (excess, excess, sid),
-            )
+    if rows:
+        evict_over_cap(db, sid, max_events)
     return len(rows)
