@@ -332,3 +332,29 @@ def test_a_hanging_browser_is_killed(tmp_path: Path) -> None:
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     with pytest.raises(browser.BrowserError, match="did not finish"):
         browser.dump_dom(str(fake), "file:///nowhere", timeout=0.5)
+
+
+def test_view_narrows_to_a_client_and_a_worktree(project: Path, tmp_path: Path) -> None:
+    seed(project)
+    tree = project.parent / "proj-feature"  # a linked worktree's folder, as recorded
+    with store_for(project) as store:
+        store.conn.execute(
+            "UPDATE session_meta SET client = 'codex', worktree = ? WHERE session_id = ?",
+            (str(tree.resolve()), OTHER),
+        )
+        store.conn.execute(
+            "UPDATE session_meta SET client = NULL, worktree = ? WHERE session_id = ?",
+            (str(project.resolve()), SESSION),
+        )
+
+    def shown(*args: str) -> list[str]:
+        out = tmp_path / "page.html"
+        result = cli("view", "--project", str(project), "--output", str(out), *args)
+        assert result.exit_code == 0, result.output
+        return [s["session_id"] for s in json.loads(embedded(out.read_text()))["sessions"]]
+
+    assert sorted(shown()) == sorted([SESSION, OTHER])
+    assert shown("--client", "codex") == [OTHER]
+    assert shown("--client", "claude") == [SESSION]  # NULL: a Claude Code session
+    assert shown("--worktree", str(project)) == [SESSION]
+    assert shown("--worktree", str(project), "--client", "codex") == []

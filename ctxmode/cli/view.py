@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
 from ctxmode import paths, view
-from ctxmode.cli.common import open_store, project_option, resolve_session
+from ctxmode.cli.common import (
+    client_matches,
+    client_option,
+    open_store,
+    project_option,
+    resolve_session,
+    resolve_worktree,
+    worktree_option,
+)
 from ctxmode.store import iso_utc
 
 
 @click.command("view")
 @project_option
+@worktree_option
+@client_option
 @click.option("--session", "session", metavar="ID", help="Only this session (id or prefix).")
 @click.option(
     "--output",
@@ -28,7 +39,12 @@ from ctxmode.store import iso_utc
     help="Open the page in the default browser (default: print its path).",
 )
 def view_cmd(
-    project: str | None, session: str | None, output: str | None, open_browser: bool
+    project: str | None,
+    worktree: str | None,
+    client: str | None,
+    session: str | None,
+    output: str | None,
+    open_browser: bool,
 ) -> None:
     """Write a self-contained HTML page of what ctxmode recorded: a timeline per session
     (events by category over time, compactions marked, the snapshot each produced and
@@ -38,6 +54,11 @@ def view_cmd(
     The page makes no network request and needs no server: open it from disk. Secrets
     appear as stored, masked.
     """
+    tree = resolve_worktree(worktree, project)
+
+    def keep(meta: dict[str, Any]) -> bool:
+        return (tree is None or meta.get("worktree") == tree) and client_matches(meta, client)
+
     with open_store(project) as store:
         session_id = resolve_session(store, session) if session else None
         project_dir = paths.project_dir(os.path.abspath(project), {}) if project else None
@@ -47,6 +68,7 @@ def view_cmd(
             store_path=store.path,
             generated_at=iso_utc(),
             session_id=session_id,
+            keep=keep,
         )
         target = output or view.default_output(paths.data_root(os.environ), store.path)
     try:

@@ -20,6 +20,8 @@ from ctxmode.store.values import parse_iso
 from ctxmode.wording import snapshot_state
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ctxmode.migrations import _sqlite3
 
 # Time buckets of a session's timeline (bars per category lane).
@@ -205,11 +207,13 @@ def build_model(
     session_id: str | None = None,
     detail_limit: int = DETAIL_LIMIT,
     max_sessions: int = MAX_SESSIONS,
+    keep: Callable[[dict[str, Any]], bool] | None = None,
 ) -> dict[str, Any]:
     """The page's model: sessions (most recently active first), each with its timeline,
     compactions, snapshots and newest events. Reads only; bounded by the limits above.
 
     ``session_id``: that session alone (all of the page's event budget goes to it).
+    ``keep``: only the sessions whose ``session_meta`` row it accepts (a worktree, a client).
     """
     meta_columns = _columns(conn, "session_meta")
     optional = [name for name in ("worktree", "branch", "cwd", "client") if name in meta_columns]
@@ -233,6 +237,8 @@ def build_model(
     sql += " ORDER BY last_event_at DESC, started_at DESC, session_id"
     names = select.split(", ")
     metas = [dict(zip(names, row, strict=True)) for row in _rows(conn, sql, params)]
+    if keep is not None:
+        metas = [meta for meta in metas if keep(meta)]
     hidden = max(len(metas) - max_sessions, 0)
     metas = metas[:max_sessions]
 
