@@ -50,6 +50,14 @@ def locate(cwd: str, env: Mapping[str, str]) -> tuple[str, str]:
     return project, paths.store_path(project, env)
 
 
+def worktree_of(cwd: str) -> str:
+    """The git work tree a transcript's cwd is in (as the hooks record it), "" when the
+    folder is gone or outside git."""
+    if not cwd or not os.path.isdir(cwd):
+        return ""
+    return paths.identify_dir(cwd).worktree or ""
+
+
 class Transcript:
     """A transcript file to import: where, how big, and which project and session."""
 
@@ -306,6 +314,7 @@ def _convert(
                 session_id, item.project, transcripts.CLIENT
             )
             part.cwd, part.branch = chunk.cwd, chunk.branch
+            part.worktree = worktree_of(chunk.cwd)
             part.first_at, part.last_at = chunk.first_at, chunk.last_at
         return part
 

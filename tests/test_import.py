@@ -537,3 +537,17 @@ def test_a_call_interrupted_by_a_new_prompt_does_not_hold_the_offset() -> None:
     assert chunk.offset == len(data)
     prompts = [item.inp.prompt for item in chunk.items if isinstance(item, transcripts.Call)]
     assert prompts == ["first", "never mind, second"]
+
+
+def test_an_imported_session_records_its_worktree_when_the_folder_exists(
+    tmp_path: Path, data_root: Path
+) -> None:
+    claude = copy_transcripts(tmp_path)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    plain = session_file(claude, "plain")
+    plain.write_text(plain.read_text().replace('"/home/dev/proj"', json.dumps(str(repo))))
+    run_import(claude, str(plain))
+    sid = session_ids()["plain"]
+    meta = rows(data_root, "SELECT cwd, worktree FROM session_meta WHERE session_id = ?", sid)
+    assert meta == [(str(repo), str(repo.resolve()))]

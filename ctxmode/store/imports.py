@@ -36,11 +36,11 @@ if TYPE_CHECKING:
 SOURCE = "import"
 
 # A session's row as an import makes or completes it: the earliest start and latest event
-# win, the hooks' project, cwd, branch and client are kept when they have them.
+# win, the hooks' project, cwd, branch, client and worktree are kept when they have them.
 _UPSERT_META = """
 INSERT INTO session_meta (session_id, project_dir, started_at, last_event_at, event_count,
-    last_hook, cwd, branch, client)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    last_hook, cwd, branch, client, worktree)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id) DO UPDATE SET
     project_dir = COALESCE(NULLIF(session_meta.project_dir, ''), excluded.project_dir),
     started_at = MIN(session_meta.started_at, excluded.started_at),
@@ -49,7 +49,8 @@ ON CONFLICT (session_id) DO UPDATE SET
     last_hook = COALESCE(session_meta.last_hook, excluded.last_hook),
     cwd = COALESCE(session_meta.cwd, excluded.cwd),
     branch = COALESCE(session_meta.branch, excluded.branch),
-    client = COALESCE(session_meta.client, excluded.client)
+    client = COALESCE(session_meta.client, excluded.client),
+    worktree = COALESCE(session_meta.worktree, excluded.worktree)
 """
 
 _UPSERT_COMPACTION = """
@@ -85,6 +86,7 @@ class SessionPart:
         "last_at",
         "project_dir",
         "session_id",
+        "worktree",
     )
 
     def __init__(self, session_id: str, project_dir: str, client: str) -> None:
@@ -94,6 +96,7 @@ class SessionPart:
         self.events: list[SessionEvent] = []
         self.cwd = ""
         self.branch = ""
+        self.worktree = ""  # the git work tree the cwd is in, when it still exists
         self.first_at = ""
         self.last_at = ""
 
@@ -267,7 +270,7 @@ def _insert_part(db: _sqlite3.Connection, part: SessionPart, max_events: int) ->
     db.execute(
         _UPSERT_META,
         (sid, as_text(part.project_dir), first, last, len(rows), SOURCE,
-         part.cwd or None, part.branch or None, part.client or None),
+         part.cwd or None, part.branch or None, part.client or None, part.worktree or None),
     )  # fmt: skip
     if rows:
         evict_over_cap(db, sid, max_events)
