@@ -551,3 +551,31 @@ def test_an_imported_session_records_its_worktree_when_the_folder_exists(
     sid = session_ids()["plain"]
     meta = rows(data_root, "SELECT cwd, worktree FROM session_meta WHERE session_id = ?", sid)
     assert meta == [(str(repo), str(repo.resolve()))]
+
+
+def test_imported_events_take_their_place_in_the_calls_order(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """The store reads a session in call order; an imported call's place is its time in the
+    transcript, so it sorts among the hooks' events by when it happened."""
+    from ctxmode import paths
+    from ctxmode.events import make
+    from ctxmode.store import Store, parse_iso
+
+    claude = copy_transcripts(tmp_path)
+    sid = session_ids()["plain"]
+    records = [json.loads(line) for line in session_file(claude, "plain").read_text().splitlines()]
+    first = min(r["timestamp"] for r in records if r.get("type") in ("user", "assistant"))
+    before = int((parse_iso(first) - 60) * 1_000_000_000)  # a minute before the transcript
+    path = paths.store_path("/home/dev/proj", os.environ)
+    paths.ensure_dir(os.path.dirname(path))
+    with Store.open(path) as store:
+        early = make("decision", {"text": "an earlier call the hooks saw"})
+        store.add_events(sid, [early], source_hook="PostToolUse", project_dir="/home/dev/proj",
+                         call_at=before)  # fmt: skip
+    run_import(claude, "--all")
+    with Store.open(path) as store:
+        read = store.session_events(sid)
+    assert read[0].type == "decision", [e.type for e in read]
+    imported = [e.created_at for e in read if e.source_hook == "import"]
+    assert imported and imported == sorted(imported)

@@ -22,8 +22,8 @@ from __future__ import annotations
 from ctxmode.events import MAX_DATA_CHARS
 from ctxmode.hashing import sha256_hex
 from ctxmode.store.connection import _Tx, guarded
-from ctxmode.store.events import _INSERT_EVENT, evict_over_cap
-from ctxmode.store.values import as_opt_text, as_priority, as_text, iso_utc
+from ctxmode.store.events import _INSERT_CALL_EVENT, evict_over_cap
+from ctxmode.store.values import as_opt_text, as_priority, as_text, iso_utc, parse_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -258,13 +258,17 @@ def _insert_part(db: _sqlite3.Connection, part: SessionPart, max_events: int) ->
             if (kind, digest) in known_other:
                 continue
             known_other.add((kind, digest))
+        created = as_opt_text(event.created_at) or stamp
+        # The call's place among the hooks' events (events.ORDER): its time in the
+        # transcript, in the hooks' unit (ns); NULL would sort it before them all.
+        call_at = int(parse_iso(created) * 1_000_000_000) or None
         rows.append(
             (sid, kind, as_text(event.category), as_priority(event.priority), data, digest,
              SOURCE, as_opt_text(event.agent_id), as_opt_text(event.agent_type), tool_use_id,
-             int(event.bytes_avoided or 0), as_opt_text(event.created_at) or stamp)
+             int(event.bytes_avoided or 0), created, call_at)
         )  # fmt: skip
     if rows:
-        db.executemany(_INSERT_EVENT, rows)
+        db.executemany(_INSERT_CALL_EVENT, rows)
     first = part.first_at or stamp
     last = part.last_at or first
     db.execute(
