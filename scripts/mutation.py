@@ -88,6 +88,16 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
             "tests/test_privacy_corpus.py",
         ),
     ),
+    "coverage": (
+        "ctxmode/snapshot/coverage.py",
+        None,
+        ("tests/test_snapshot_coverage.py", "tests/test_compaction_summary.py"),
+    ),
+    "identity": (
+        "ctxmode/paths.py",
+        ("identify", "identify_dir", "_linked", "_repository", "_core_config", "head_branch"),
+        ("tests/test_identity.py", "tests/test_paths.py"),
+    ),
 }
 __doc__ += "".join(
     f"\n    {name:9} {module} ({', '.join(funcs) if funcs else 'all'}): {' '.join(tests)}"
