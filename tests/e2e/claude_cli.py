@@ -1,10 +1,10 @@
 """Install the real Claude Code CLI from npm into a cache folder and run it hermetically.
 
 The package is pinned to a version verified with this suite (``DEFAULT_VERSION``);
-``CTXMODE_E2E_CLAUDE_VERSION`` picks another one, or ``latest``. Installs land in
-``$CTXMODE_E2E_CACHE`` (default ``$XDG_CACHE_HOME/ctxmode-e2e`` or ``~/.cache/ctxmode-e2e``),
-one folder per version, made atomically: npm installs into a temporary folder that is
-renamed into place only once ``claude --version`` answers with the expected version.
+``CTXMODE_E2E_CLAUDE_VERSION`` picks another one, or ``latest``. Installs land in the e2e
+cache (``npm_cache.py``: ``$CTXMODE_E2E_CACHE``, default ``~/.cache/ctxmode-e2e``), one
+folder per version, made atomically: npm installs into a temporary folder that is renamed
+into place only once ``claude --version`` answers with the expected version.
 
 Since 2.1.x the npm package ships the native binary through a per-platform optional
 dependency, which its postinstall script links over ``bin/claude.exe``. Nothing is downloaded
@@ -15,7 +15,6 @@ scripts), we run it ourselves, and fall back to the platform package's binary.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -27,18 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.e2e import npm_cache
+
+# Re-exported: the suite and the scripts catch claude_cli.Unavailable.
+from tests.e2e.npm_cache import Unavailable as Unavailable
+from tests.e2e.npm_cache import cache_root as cache_root
+
 PACKAGE = "@anthropic-ai/claude-code"
 # The version the scenarios were verified against (the fixtures in
 # tests/fixtures/claude-code-2.1.197 were recorded with it, by scripts/record_fixtures.py).
 DEFAULT_VERSION = "2.1.197"
 VERSION_ENV = "CTXMODE_E2E_CLAUDE_VERSION"
 NPM_TIMEOUT = 300
-# npm error codes that mean the registry answered and the version is not there.
-_NO_SUCH_VERSION = ("ETARGET", "E404", "notarget")
-
-
-class Unavailable(Exception):
-    """npm or the package cannot be had here: the suite skips with this reason."""
 
 
 @dataclass(frozen=True)
@@ -47,44 +46,13 @@ class ClaudeInstall:
     version: str
 
 
-def cache_root() -> Path:
-    if os.environ.get("CTXMODE_E2E_CACHE"):
-        return Path(os.environ["CTXMODE_E2E_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ctxmode-e2e"
-
-
 def requested_version() -> str:
     return os.environ.get(VERSION_ENV, "").strip() or DEFAULT_VERSION
 
 
-def _npm() -> str:
-    npm = shutil.which("npm")
-    if npm is None:
-        raise Unavailable("npm is not installed (needed to install @anthropic-ai/claude-code)")
-    return npm
-
-
 def resolve_version(spec: str) -> str:
     """``latest`` (or any dist-tag / range) → a concrete version, asking the registry."""
-    if spec and spec[0].isdigit() and all(part.isdigit() for part in spec.split(".")):
-        return spec
-    try:
-        out = subprocess.run(
-            [_npm(), "view", f"{PACKAGE}@{spec}", "version", "--json"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise Unavailable(f"npm registry did not answer within 60 s ({exc})") from exc
-    if out.returncode != 0:
-        detail = out.stderr.strip()[-400:]
-        if any(code in out.stderr for code in _NO_SUCH_VERSION):
-            raise RuntimeError(f"{PACKAGE}@{spec} does not exist: {detail}")
-        raise Unavailable(f"npm view {PACKAGE}@{spec} failed: {detail}")
-    value = json.loads(out.stdout)
-    return value[-1] if isinstance(value, list) else str(value)
+    return npm_cache.resolve_version(PACKAGE, spec)
 
 
 def _binary_version(exe: Path) -> str | None:
@@ -126,62 +94,16 @@ def _find_executable(prefix: Path, version: str) -> Path | None:
 def ensure_claude(spec: str | None = None) -> ClaudeInstall:
     """The cached install of the requested version, installing it first if needed."""
     version = resolve_version(spec or requested_version())
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    final = root / f"claude-code-{version}"
-    # One installer at a time (parallel test sessions, or xdist workers).
-    with (root / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if final.exists():
-            exe = _find_executable(final, version)
-            if exe is not None:
-                return ClaudeInstall(exe, version)
-            shutil.rmtree(final, ignore_errors=True)  # a broken install: start over
-        staging = Path(tempfile.mkdtemp(prefix=f".claude-code-{version}-", dir=root))
-        try:
-            try:
-                out = subprocess.run(
-                    [
-                        _npm(),
-                        "install",
-                        "--prefix",
-                        str(staging),
-                        "--no-audit",
-                        "--no-fund",
-                        "--no-save",
-                        "--loglevel=error",
-                        # Offline, npm's default back-off waits over a minute before failing.
-                        "--fetch-retry-mintimeout=2000",
-                        "--fetch-retry-maxtimeout=10000",
-                        f"{PACKAGE}@{version}",
-                    ],
-                    capture_output=True,
-                    text=True,
-                    timeout=NPM_TIMEOUT,
-                    cwd=staging,
-                )
-            except subprocess.TimeoutExpired as exc:
-                raise Unavailable(f"npm install {PACKAGE}@{version} timed out") from exc
-            if out.returncode != 0:
-                detail = out.stderr.strip()[-600:]
-                if any(code in out.stderr for code in _NO_SUCH_VERSION):
-                    # The registry answered: a wrong version is a mistake to fix, not a skip.
-                    raise RuntimeError(f"{PACKAGE}@{version} does not exist: {detail}")
-                raise Unavailable(f"npm install {PACKAGE}@{version} failed: {detail}")
-            if _find_executable(staging, version) is None:
-                # The package installed but does not run: that is a real failure, not a skip.
-                raise RuntimeError(
-                    f"{PACKAGE}@{version} installed into {staging} but no working `claude` "
-                    "was found (postinstall skipped and no native binary for this platform?)"
-                )
-            staging.chmod(0o755)  # mkdtemp made it private; the cache is not a secret
-            staging.rename(final)
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
-        exe = _find_executable(final, version)
-        assert exe is not None
-        return ClaudeInstall(exe, version)
+    exe = npm_cache.ensure_installed(
+        PACKAGE,
+        version,
+        folder=f"claude-code-{version}",
+        find=lambda prefix: _find_executable(prefix, version),
+        broken="no working `claude` was found "
+        "(postinstall skipped and no native binary for this platform?)",
+        timeout=NPM_TIMEOUT,
+    )
+    return ClaudeInstall(exe, version)
 
 
 # -- running ---------------------------------------------------------------------------------

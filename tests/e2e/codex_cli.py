@@ -1,10 +1,11 @@
 """Install the real Codex CLI from npm into a cache folder and run it offline against a mock.
 
 The sibling of ``claude_cli.py``. The package (``@openai/codex``) is pinned to the version the
-fixtures were recorded with (``DEFAULT_VERSION``; ``CTXMODE_E2E_CODEX_VERSION`` picks another);
-its platform binary comes as an optional npm dependency, nothing is downloaded outside the npm
-registry. Installs land in the e2e cache (``claude_cli.cache_root()``), one folder per version,
-made atomically (installed into a temporary folder, renamed once ``codex --version`` answers).
+fixtures were recorded with (``DEFAULT_VERSION``; ``CTXMODE_E2E_CODEX_VERSION`` picks another,
+or ``latest``); its platform binary comes as an optional npm dependency, nothing is downloaded
+outside the npm registry. Installs land in the e2e cache (``npm_cache.py``), one folder per
+version, made atomically (installed into a temporary folder, renamed once ``codex --version``
+answers).
 
 ``run_codex`` runs ``codex exec`` hermetically: a throwaway HOME, no OpenAI/Codex variables,
 the model provider pointed at the local mock (``-c`` overrides, so config.toml holds only the
@@ -13,16 +14,17 @@ hooks' trust), sandbox and approvals off (the mock's commands run as written).
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from claude_cli import Unavailable, cache_root
+from tests.e2e import npm_cache
+
+# Re-exported: callers may catch codex_cli.Unavailable (the same class as claude_cli's).
+from tests.e2e.npm_cache import Unavailable as Unavailable
 
 PACKAGE = "@openai/codex"
 DEFAULT_VERSION = "0.169.0"
@@ -61,64 +63,23 @@ def _version_of(exe: Path) -> str | None:
     return words[-1] if out.returncode == 0 and words else None
 
 
+def _find_executable(prefix: Path, version: str) -> Path | None:
+    exe = prefix / "node_modules" / ".bin" / "codex"
+    return exe if _version_of(exe) == version else None
+
+
 def ensure_codex(version: str | None = None) -> CodexInstall:
     """The cached install of ``version`` (pinned by default), installing it first if needed."""
-    version = version or requested_version()
-    npm = shutil.which("npm")
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    final = root / f"codex-{version}"
-    exe = final / "node_modules" / ".bin" / "codex"
-    with (root / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if final.exists():
-            if _version_of(exe) == version:
-                return CodexInstall(exe, version)
-            shutil.rmtree(final, ignore_errors=True)
-        if npm is None:
-            raise Unavailable(f"npm is not installed (needed to install {PACKAGE})")
-        staging = Path(tempfile.mkdtemp(prefix=f".codex-{version}-", dir=root))
-        try:
-            try:
-                out = subprocess.run(
-                    [
-                        npm,
-                        "install",
-                        "--prefix",
-                        str(staging),
-                        "--no-audit",
-                        "--no-fund",
-                        "--no-save",
-                        "--loglevel=error",
-                        "--fetch-retry-mintimeout=2000",
-                        "--fetch-retry-maxtimeout=10000",
-                        f"{PACKAGE}@{version}",
-                    ],
-                    capture_output=True,
-                    text=True,
-                    timeout=NPM_TIMEOUT,
-                    cwd=staging,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired as exc:
-                raise Unavailable(f"npm install {PACKAGE}@{version} timed out") from exc
-            if out.returncode != 0:
-                detail = out.stderr.strip()[-600:]
-                if "ETARGET" in out.stderr or "E404" in out.stderr:
-                    raise RuntimeError(f"{PACKAGE}@{version} does not exist: {detail}")
-                raise Unavailable(f"npm install {PACKAGE}@{version} failed: {detail}")
-            staged = staging / "node_modules" / ".bin" / "codex"
-            if _version_of(staged) != version:
-                raise RuntimeError(
-                    f"{PACKAGE}@{version} installed into {staging} but `codex --version` "
-                    "does not answer (no binary for this platform?)"
-                )
-            staging.chmod(0o755)
-            staging.rename(final)
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
-        return CodexInstall(exe, version)
+    version = npm_cache.resolve_version(PACKAGE, version or requested_version())
+    exe = npm_cache.ensure_installed(
+        PACKAGE,
+        version,
+        folder=f"codex-{version}",
+        find=lambda prefix: _find_executable(prefix, version),
+        broken="`codex --version` does not answer (no binary for this platform?)",
+        timeout=NPM_TIMEOUT,
+    )
+    return CodexInstall(exe, version)
 
 
 _DROP_PREFIXES = ("OPENAI", "CODEX", "CLAUDE", "ANTHROPIC", "CTXMODE_", "GIT_", "NODE_OPTIONS")

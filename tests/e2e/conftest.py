@@ -2,7 +2,7 @@
 into a temporary HOME, a scripted mock of the Messages API, temporary git projects.
 
 Nothing here touches the real home: HOME, CTXMODE_HOME and the client's config all live
-under pytest's temporary directory. Only the npm package cache (see claude_cli.cache_root)
+under pytest's temporary directory. Only the npm package cache (see npm_cache.cache_root)
 persists between runs, so the ~250 MB download happens once.
 """
 
