@@ -126,7 +126,8 @@ def test_every_case_has_its_payload_and_event() -> None:
             assert "context_window" in bundle["payloads"][case.payload]
             continue
         # A Codex case's event is "codex:<event>": the Codex hook command of that event.
-        event = case.event.removeprefix(bench.CODEX)
+        # A background case's "background:<event>": that event's capture, run --background.
+        event = case.event.removeprefix(bench.CODEX).removeprefix(bench.BACKGROUND)
         assert bundle["payloads"][case.payload]["hook_event_name"] == event
     assert set(bundle["seed"]) <= set(bundle["payloads"])
 
@@ -289,7 +290,17 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     names = [hook["name"] for hook in report["hooks"]]
     assert names == [case.name for case in bench.CASES]
     codex = {bench.CODEX + "PostToolUse", bench.CODEX + "UserPromptSubmit"}
-    assert {hook["event"] for hook in report["hooks"]} == {*SHIMS, bench.STATUS_LINE, *codex}
+    background = {bench.BACKGROUND + "PostToolUse"}
+    assert {hook["event"] for hook in report["hooks"]} == {
+        *SHIMS,
+        bench.STATUS_LINE,
+        *codex,
+        *background,
+    }
+    # Both capture modes: the foreground command, and the same run in the background.
+    by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}
+    assert not by_event["PostToolUse"].endswith("--background")
+    assert by_event[bench.BACKGROUND + "PostToolUse"] == by_event["PostToolUse"] + " --background"
     assert report["runs"] == 3
     assert report["p95_min_runs"] == bench.P95_MIN_RUNS == 20
     assert report["problems"] == []

@@ -27,6 +27,9 @@ BIG_MEMORY_TARGET_MIB = 64.0
 STATUS_LINE = "StatusLine"
 # The prefix of a case's "event" that runs the Codex CLI's hook command of that event.
 CODEX = "codex:"
+# The prefix of a case's "event" that runs the event's capture command in the background
+# form (``--background``: what Claude Code >= 2.1.19 starts without waiting for it).
+BACKGROUND = "background:"
 
 
 class BenchError(Exception):
@@ -51,6 +54,9 @@ class Case:
 # Bash success that follows it in the same round.
 CASES: tuple[Case, ...] = (
     Case("PostToolUse Edit", "PostToolUse", "edit", *TOOL_TARGET),
+    # The same capture as the client runs it in the background: the agent does not wait
+    # for it; this is the process's own cost, spent beside the agent loop.
+    Case("PostToolUse Edit, background", BACKGROUND + "PostToolUse", "edit", *TOOL_TARGET),
     Case("PostToolUse Read", "PostToolUse", "read", *TOOL_TARGET),
     Case("PostToolUseFailure Bash", "PostToolUseFailure", "failure", *TOOL_TARGET),
     Case("PostToolUse Bash", "PostToolUse", "bash", *TOOL_TARGET),

@@ -155,13 +155,33 @@ def run(
     python = interpreter_of(commands.get("PostToolUse", ""))
     for spec in codex_specs(python if os.path.isabs(python) else None):
         commands.setdefault(CODEX + spec.event, spec.command)
+    # Both capture modes, whichever is installed: the foreground command (the agent waits
+    # for it) as "PostToolUse", the same with --background (it does not) beside it.
+    from ctxmode.bench.cases import BACKGROUND
+    from ctxmode.installer import BACKGROUND_FLAG
+
+    capture = commands.get("PostToolUse", "")
+    installed_background = capture.endswith(" " + BACKGROUND_FLAG)
+    if installed_background:
+        capture = capture[: -len(BACKGROUND_FLAG) - 1]
+        commands["PostToolUse"] = capture
+    if capture:
+        commands[BACKGROUND + "PostToolUse"] = f"{capture} {BACKGROUND_FLAG}"
     missing = sorted({case.event for case in cases} - set(commands))
     if missing:
         raise BenchError(f"no hook command for {', '.join(missing)}")
     payloads = load_payloads()
     pythons = {case.event: interpreter_of(commands[case.event]) for case in cases}
     main_python = pythons.get("PostToolUse") or next(iter(pythons.values()))
-    notes = []
+    notes = [
+        "captures are registered in the background: the agent does not wait for them; the "
+        "'background' row is the process's own cost, spent beside the agent loop "
+        "(scripts/bench_background.py measures the loop through the real client)"
+        if installed_background
+        else "captures are registered in the foreground: the agent waits for each; the "
+        "'background' row is what a client that runs them in the background "
+        "(Claude Code >= 2.1.19) would leave to run beside the agent loop"
+    ]
     if not os.path.isabs(main_python):
         notes.append(
             f"the hooks start {main_python!r} found on PATH: if that is a pyenv/asdf shim "
