@@ -30,10 +30,10 @@ The click command (``ctxmode.cli.bench_cmd``) only wires options to :func:`run`,
 from __future__ import annotations
 
 from ctxmode.bench.cases import (
+    BACKGROUND,
     BIG_MEMORY_TARGET_MIB,
     BIG_PAYLOAD_BYTES,
     CASES,
-    BACKGROUND,
     CODEX,
     DEFAULT_RUNS,
     MAX_RUNS,
@@ -69,10 +69,10 @@ from ctxmode.bench.results import CaseResult, Report, Sample, Stats, percentile,
 from ctxmode.bench.runner import run
 
 __all__ = [
+    "BACKGROUND",
     "BIG_MEMORY_TARGET_MIB",
     "BIG_PAYLOAD_BYTES",
     "CASES",
-    "BACKGROUND",
     "CODEX",
     "DEFAULT_RUNS",
     "HOW_TO_READ",
