@@ -535,3 +535,30 @@ def test_doctor_lists_the_merged_backups(
     write("new-1", "new-marker.py", family["main"])
     result = CliRunner().invoke(main, ["doctor", "--project", str(family["feature"])])
     assert "5 older stores of this repository were merged into its store" in result.output
+
+
+@pytest.mark.parametrize(
+    ("head", "branch"),
+    [
+        ("ref: refs/heads/main\n", "main"),
+        ("ref:refs/heads/no-space\n", "no-space"),  # git reads it without the space too
+        ("ref: refs/remotes/origin/dev\n", "refs/remotes/origin/dev"),  # not a local branch
+        ("0123456789abcdef0123456789abcdef01234567\n", "0123456789ab"),  # detached
+        ("\n", None),
+    ],
+)
+def test_head_branch_reads_the_head_file(tmp_path: Path, head: str, branch: str | None) -> None:
+    (tmp_path / "HEAD").write_text(head)
+    assert paths.head_branch(str(tmp_path)) == branch
+
+
+def test_identify_takes_the_cwd_it_is_given_not_the_process_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given = tmp_path / "given"
+    given.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert paths.identify(str(given), {}).project == str(given.resolve())
+    assert paths.identify("", {}).project == str(elsewhere.resolve())
