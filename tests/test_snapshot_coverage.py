@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ctxmode.snapshot import build_snapshot
-from ctxmode.snapshot.coverage import Summary, carried, coverage, key_items
+from ctxmode.snapshot.coverage import KeyItem, Summary, carried, coverage, key_items
 from tests.snapshot_sessions import ev, stamp
 
 
@@ -147,6 +147,117 @@ def test_matching_rules(item_kind: str, summary: str, expected: bool) -> None:
         item = next(i for i in key_items(SNAPSHOT) if i.kind == item_kind and "Decimal" in i.text)
     else:
         item = items[item_kind]
+    assert carried(item, Summary(summary)) is expected
+
+
+def test_each_row_names_its_item_and_restored_lists_the_ones_not_kept() -> None:
+    found = coverage(SNAPSHOT, "Committed 3f9c2ab; tests/test_rounding.py is new.")
+    items = found["items"]
+    assert isinstance(items, list)
+    rows = [(r["kind"], r["text"], r["shown"], r["kept"]) for r in items]
+    request = "Now check the CSV export total column as well."
+    commit = "Round invoice totals half-up with Decimal"
+    role = "You are a careful reviewer of money code."
+    rule = "Always use Decimal for money, never float."
+    assert rows == [
+        ("request", request, f"request {request}", False),
+        ("task", "Add tests for the .005 cases", "task Add tests for the .005 cases", False),
+        ("file", "tests/test_rounding.py", "file tests/test_rounding.py", True),
+        ("file", "src/invoice/rounding.py", "file src/invoice/rounding.py", False),
+        # A commit is shown with its short sha, an error by the command it failed on.
+        ("commit", commit, f"commit 3f9c2ab {commit}", True),
+        (
+            "error",
+            "AssertionError: CSV total column shows 10.004",
+            "error pytest tests/test_export.py -q",
+            False,
+        ),
+        ("instruction", role, f"instruction {role}", False),
+        ("instruction", rule, f"instruction {rule}", False),
+    ]
+    assert found["restored"] == [shown for _, _, shown, kept in rows if not kept]
+    assert found["kept"] == 2
+
+
+@pytest.mark.parametrize(
+    ("item", "shown"),
+    [
+        (KeyItem("file", "src/a.py"), "file src/a.py"),
+        (KeyItem("commit", "Fix login", sha="3f9c2abdeadbeef"), "commit 3f9c2ab Fix login"),
+        (KeyItem("commit", "Fix login"), "commit Fix login"),  # no sha recorded
+        (KeyItem("error", "AssertionError: x", key="pytest -q"), "error pytest -q"),
+        (KeyItem("error", "AssertionError: x"), "error AssertionError: x"),  # no key
+        (KeyItem("task", "Split  the\n parser"), "task Split the parser"),
+        # Up to 60 characters whole; a longer text cut to 59 and an ellipsis.
+        (KeyItem("task", "x" * 60), "task " + "x" * 60),
+        (KeyItem("task", "x" * 61), "task " + "x" * 59 + "…"),
+    ],
+    ids=["file", "commit", "commit-no-sha", "error", "error-no-key", "spaces", "60", "61"],
+)
+def test_how_an_item_is_shown(item: KeyItem, shown: str) -> None:
+    assert item.shown() == shown
+
+
+LOGIN = KeyItem("commit", "Fix login redirect loop", sha="3f9c2abdeadbeef")
+RENAME = KeyItem(
+    "request",
+    "Rename the config loader to settings then update every import across the package and the docs",
+)
+
+
+def _error(key: str, text: str) -> KeyItem:
+    return KeyItem("error", text, key=key)
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "expected"),
+    [
+        # Endings come off words of three letters or more: fixes, fixed and fix are one
+        # word, so three of the commit's four content words are carried.
+        (LOGIN, "It fixes the redirect loop.", True),
+        (LOGIN, "Fixed the redirect loop.", True),
+        (LOGIN, "The redirect loop.", False),  # two of four: under the overlap
+        # A sha shorter than seven digits (or none) matches no word of the summary.
+        (KeyItem("commit", "Fix login", sha="3f9c2a"), "HEAD is 3f9c2abdeadbeef.", False),
+        (KeyItem("commit", "Fix login"), "HEAD is deadbeef1.", False),
+        # The last request by its first eight words in a row, though they are only half of
+        # its content words; seven are not enough.
+        (RENAME, 'Asked to "rename the config loader to settings then update".', True),
+        (RENAME, 'Asked to "rename the config loader to settings then".', False),
+        # An error by the file name of a path in its key: a word with a dot or a slash
+        # that is not an option; the command itself or an option's value does not count.
+        (
+            _error("python manage.py migrate", "OperationalError: no such table: app_user"),
+            "manage.py still fails.",
+            True,
+        ),
+        (_error("ls build/out", "Permission denied"), "out is missing.", True),
+        (
+            _error("pytest tests/test_export.py -q", "AssertionError: CSV total 10.004"),
+            "pytest is still red.",
+            False,
+        ),
+        (
+            _error("pytest -q --junitxml=reports/junit.xml", "3 failed, 12 passed"),
+            "The report went to reports/junit.xml.",
+            False,
+        ),
+    ],
+    ids=[
+        "es",
+        "ed",
+        "too-few-words",
+        "short-sha",
+        "no-sha",
+        "request-prefix",
+        "request-7-words",
+        "dotted-name",
+        "slashed-name",
+        "command",
+        "option-value",
+    ],
+)
+def test_matching_details(item: KeyItem, summary: str, expected: bool) -> None:
     assert carried(item, Summary(summary)) is expected
 
 

@@ -44,15 +44,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-KINDS = ("request", "task", "file", "commit", "error", "instruction")
-LABELS = {
-    "request": "last request",
-    "task": "open task",
-    "file": "file changed",
-    "commit": "last commit",
-    "error": "unresolved error",
-    "instruction": "standing instruction",
-}
 OVERLAP = 0.6
 REQUEST_PREFIX_WORDS = 8
 _SHA_MIN = 7
@@ -67,7 +58,8 @@ _STOP = frozenset(_STOP_WORDS.split(" "))
 
 
 class KeyItem:
-    """One key item of a snapshot: its class, its text as shown, and what matches it."""
+    """One key item of a snapshot: its class, its text as shown, and what matches it
+    (``key``: an error's command or path; ``sha``: a commit's)."""
 
     __slots__ = ("key", "kind", "sha", "text")
 
@@ -83,7 +75,7 @@ class KeyItem:
     def shown(self) -> str:
         """The item as a report names it: ``file src/a.py``, ``error pytest -q``."""
         what = self.key if self.kind == "error" and self.key else self.text
-        if self.kind == "commit" and self.sha:
+        if self.sha:
             what = f"{self.sha[:_SHA_MIN]} {what}"
         return f"{self.kind} {_short(what)}"
 
@@ -183,9 +175,7 @@ class Summary:
 
     def has_sha(self, sha: str) -> bool:
         sha = sha.casefold()
-        if len(sha) < _SHA_MIN:
-            return False
-        return any(
+        return len(sha) >= _SHA_MIN and any(
             len(w) >= _SHA_MIN
             and all(c in "0123456789abcdef" for c in w)
             and (sha.startswith(w) or w.startswith(sha))
