@@ -205,6 +205,13 @@ RENAME = KeyItem(
 )
 
 
+THIRTY_ONE = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
+    "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber coral "
+    "olive maple cedar"
+)
+
+
 def _error(key: str, text: str) -> KeyItem:
     return KeyItem("error", text, key=key)
 
@@ -216,7 +223,17 @@ def _error(key: str, text: str) -> KeyItem:
         # word, so three of the commit's four content words are carried.
         (LOGIN, "It fixes the redirect loop.", True),
         (LOGIN, "Fixed the redirect loop.", True),
+        (LOGIN, "Fixing the redirect loop.", True),
+        (LOGIN, "Fix the redirect loops.", True),
         (LOGIN, "The redirect loop.", False),  # two of four: under the overlap
+        # Not off shorter words: bus is buses, not bu.
+        (KeyItem("commit", "Fix bus stop timetable"), "Fixed the timetable of buses.", True),
+        # Words under three letters and function words are not content words.
+        (KeyItem("commit", "Fix a login loop in the UI"), "Fixed the login loop.", True),
+        # Two content words at least; the first thirty count.
+        (KeyItem("task", "Refactor parser"), "The parser needs a refactor.", True),
+        (KeyItem("task", "Refactor it"), "Refactoring.", False),
+        (KeyItem("task", THIRTY_ONE), " ".join(THIRTY_ONE.split()[:18]), True),
         # A sha shorter than seven digits (or none) matches no word of the summary.
         (KeyItem("commit", "Fix login", sha="3f9c2a"), "HEAD is 3f9c2abdeadbeef.", False),
         (KeyItem("commit", "Fix login"), "HEAD is deadbeef1.", False),
@@ -246,7 +263,14 @@ def _error(key: str, text: str) -> KeyItem:
     ids=[
         "es",
         "ed",
+        "ing",
+        "s",
         "too-few-words",
+        "short-word-kept-whole",
+        "no-short-or-function-words",
+        "two-words",
+        "one-word",
+        "first-thirty",
         "short-sha",
         "no-sha",
         "request-prefix",

@@ -106,7 +106,7 @@ def key_items(snapshot: str) -> list[KeyItem]:
         items.append(KeyItem("request", _text(prompts[-1])))
     for task in root.findall("tasks/task"):
         if _text(task):
-            items.append(KeyItem("task", _text(task), key=task.get("id", "")))
+            items.append(KeyItem("task", _text(task)))
     for file in root.findall("files_changed/file"):
         path = (file.get("path") or "").lstrip("…")
         if path:
@@ -184,7 +184,7 @@ class Summary:
 
 
 def _basename(path: str) -> str:
-    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    return path.replace("\\", "/").rstrip("/").rpartition("/")[2]
 
 
 def carried(item: KeyItem, summary: Summary) -> bool:
@@ -205,7 +205,7 @@ def carried(item: KeyItem, summary: Summary) -> bool:
         paths = [w for w in key.split() if ("/" in w or "." in w.strip(".")) and w[:1] != "-"]
         if any(summary.has_phrase(_basename(path)) for path in paths):
             return True
-        return summary.has_words(item.text.split(" | ", 1)[0])
+        return summary.has_words(item.text.partition(" | ")[0])
     if item.kind == "request":
         prefix = " ".join(words(item.text)[:REQUEST_PREFIX_WORDS])
         return summary.has_phrase(prefix) or summary.has_words(item.text)
