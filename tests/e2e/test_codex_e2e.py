@@ -167,6 +167,30 @@ def test_codex_session_edits_commits_fails_compacts_and_resumes(world: CodexWorl
     assert world.log_errors() == []
 
 
+def _end_snapshots(world: CodexWorld, project: Path) -> list[object]:
+    sessions = _dump(world, project).get("sessions") or []
+    return [
+        r
+        for s in sessions if isinstance(s, dict)
+        for r in s.get("resumes") or []
+        if isinstance(r, dict) and r.get("kind") == "end"
+    ]  # fmt: skip
+
+
+def _await_end_snapshot(world: CodexWorld, project: Path, bound: float = 10.0) -> None:
+    """Claude Code's SessionEnd hook may still be at work when `claude -p` has exited (the
+    client does not always wait for it): the hand-over starts once its end snapshot is in
+    the store. A bounded wait on that condition, not a fixed sleep; past the bound the
+    test fails saying the end snapshot never came, which is not the hand-over's fault."""
+    import time
+
+    give_up = time.monotonic() + bound
+    while not _end_snapshots(world, project):
+        if time.monotonic() > give_up:
+            pytest.fail(f"Claude Code's SessionEnd stored no end snapshot within {bound:.0f} s")
+        time.sleep(0.05)
+
+
 def test_claude_code_hands_its_end_snapshot_to_a_new_codex_session(world: CodexWorld) -> None:
     e2e = world.e2e
     proj = e2e.project("handover")
@@ -178,6 +202,7 @@ def test_claude_code_hands_its_end_snapshot_to_a_new_codex_session(world: CodexW
         )
     )
     e2e.claude_p("Write the plan file.", proj)
+    _await_end_snapshot(world, proj)
     subprocess.run(
         [str(e2e.ctx.ctxmode), "config", "set", "inject_on_startup", "true"],
         env=world.env(),
@@ -191,10 +216,23 @@ def test_claude_code_hands_its_end_snapshot_to_a_new_codex_session(world: CodexW
     snapshots = [m for text in first.texts("developer") for m in RESUME_RE.findall(text)]
     # Without one, look first at whether Claude Code's SessionEnd stored its end snapshot
     # (`claude -p` gives SessionEnd hooks ~1.5 s in all): the store's sessions say.
-    assert len(snapshots) == 1, (
-        [t[:200] for t in first.texts("developer")],
-        json.dumps(_dump(world, proj))[:3000],
-    )
+    if len(snapshots) != 1:
+        # What happened to Claude Code's end snapshot: the sessions' snapshots and the log.
+        doc = _dump(world, proj)
+        sessions = doc.get("sessions") or []
+        resumes = [
+            {k: r.get(k) for k in ("kind", "session_id", "consumed", "consumed_by", "created_at")}
+            for s in sessions if isinstance(s, dict) for r in s.get("resumes") or []
+        ]  # fmt: skip
+        metas = [
+            {k: s.get(k) for k in ("session_id", "client", "worktree", "event_count", "last_hook")}
+            for s in sessions if isinstance(s, dict)
+        ]  # fmt: skip
+        log = world.e2e.data_root / "logs" / "ctxmode.log"
+        pytest.fail(
+            f"no <session_resume> reached Codex; sessions {metas}; snapshots {resumes}; "
+            f"log: {log.read_text()[-3000:] if log.exists() else '(none)'}"
+        )
     assert 'source="previous-session"' in snapshots[0]
     assert "notes/plan.md" in snapshots[0]
     assert world.log_errors() == []
