@@ -193,6 +193,10 @@ def _await_end_snapshot(world: CodexWorld, project: Path, bound: float = 10.0) -
 
 def test_claude_code_hands_its_end_snapshot_to_a_new_codex_session(world: CodexWorld) -> None:
     e2e = world.e2e
+    # Captures in the foreground: when `claude -p` exits while a background capture is still
+    # running, Claude Code 2.1.197 was seen to skip the SessionEnd hooks (no end snapshot,
+    # nothing in the log), which is not what this scenario is about. Left open: README.
+    e2e.use_foreground_captures()
     proj = e2e.project("handover")
     target = proj / "notes" / "plan.md"
     e2e.serve(
