@@ -58,6 +58,16 @@ KINDS = (
 )
 
 
+def additional_context(event: str, text: str) -> bytes:
+    """A hook's stdout that hands ``text`` to the model as ``additionalContext``: the
+    ``hookSpecificOutput`` shape Claude Code and Codex both read (each host says for
+    which events, in its ``output``)."""
+    from ctxmode import fastjson
+
+    document = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return (fastjson.dumps(document) + "\n").encode("utf-8", "replace")
+
+
 def get(name: str | None = None) -> ModuleType:
     """The host module called ``name`` (the default host when None)."""
     name = name or DEFAULT

@@ -23,7 +23,7 @@ On the hook path: stdlib-light, nothing but ``ctxmode.payload`` and ``ctxmode.fa
 
 from __future__ import annotations
 
-from ctxmode import fastjson, payload
+from ctxmode import fastjson, hosts, payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -184,8 +184,7 @@ def output(event: str, text: str) -> bytes:
     """The stdout that hands ``text`` to the model, or b"" when ``event`` cannot."""
     if not text or event not in CONTEXT_EVENTS:
         return b""
-    document = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return (fastjson.dumps(document) + "\n").encode("utf-8", "replace")
+    return hosts.additional_context(event, text)
 
 
 # -- registration ---------------------------------------------------------------------------
