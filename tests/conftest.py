@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,39 @@ settings.load_profile(
 )
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A test blocked for ever (a wait for a signal that never comes) would hold CI until its
+# own time-out, with nothing in the log to say where. After this long it fails instead,
+# with the traceback of the wait, and the suite goes on. It bounds a hang; it is never
+# used to wait for anything (the slowest test takes well under a minute). Overridable
+# for `-m slow` soaks: CTXMODE_TEST_HANG_LIMIT=seconds (0: no limit).
+HANG_LIMIT = float(os.environ.get("CTXMODE_TEST_HANG_LIMIT") or 600)
+
+
+class TestHung(Exception):
+    """A test ran past HANG_LIMIT: most likely a wait for something that never happens."""
+
+
+@pytest.fixture(autouse=True)
+def _hang_limit() -> Iterator[None]:
+    if (
+        HANG_LIMIT <= 0
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TestHung(f"still running after {HANG_LIMIT:.0f} s (CTXMODE_TEST_HANG_LIMIT)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, HANG_LIMIT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(autouse=True)

@@ -59,10 +59,22 @@ def _log_records(root: Path) -> list[str]:
 class Timed:
     """A process fed ``stdin`` and read to its end by a thread of its own."""
 
-    def __init__(self, kind: str, argv: list[str], stdin: bytes, env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        argv: list[str],
+        stdin: bytes,
+        env: dict[str, str],
+        pass_fds: tuple[int, ...] = (),
+    ) -> None:
         self.kind = kind
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            pass_fds=pass_fds,
         )
         self.out = self.err = b""
         self.thread = threading.Thread(target=self._wait, args=(stdin,))
@@ -269,59 +281,94 @@ def test_locked_store_hooks_give_up_in_time_and_spool(tmp_path: Path) -> None:
     )
 
 
-# A hook process that tells the test (one byte down a FIFO, which blocks until the test
-# reads it) when it is about to call ``Store.<method>``: the point where it meets the lock.
+# A hook process that tells the test (one byte down a pipe it inherits) when it is about
+# to call ``Store.<method>``: the point where it meets the lock. With ``gate``, it first
+# says it has started and waits for the test's go: the writers then meet the lock
+# together, however unevenly their interpreters started on a loaded machine. Its
+# deadline is raised so that no watchdog ends a writer while it waits for the go.
+# One pipe, never reopened (a FIFO reopened per signal can drop a byte between a
+# reader's end of file and its close); the test holds no write end of it, so it reads
+# end of file once every hook has exited, and fails instead of waiting for ever.
 SIGNALLING_HOOK = """
 import os, runpy, sys
-fifo, method, shim = sys.argv[1:4]
+signal_fd, go_fd, method, shim = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 sys.argv = [shim]
 sys.path.insert(0, {repo!r})
+from ctxmode import hookrun
 from ctxmode.store import Store
+if go_fd >= 0:
+    hookrun.DEADLINES["PostToolUse"] = 120.0
+    os.write(signal_fd, b"s")
+    if os.read(go_fd, 1) != b"g":
+        sys.exit(3)
 original = getattr(Store, method)
 def signalled(self, *args, **kwargs):
-    fd = os.open(fifo, os.O_WRONLY)
-    os.write(fd, b"x")
-    os.close(fd)
+    os.write(signal_fd, b"x")
     return original(self, *args, **kwargs)
 setattr(Store, method, signalled)
 runpy.run_path(shim, run_name="__main__")
 """
 
 
-def _signalling_hook(
-    event: str, payload: dict, env: dict[str, str], fifo: Path, method: str
-) -> Timed:
-    shim = hook_command(event)[-1]
-    argv = [sys.executable, "-I", "-S", "-c", SIGNALLING_HOOK.format(repo=str(REPO))]
-    return Timed(event, [*argv, str(fifo), method, shim], json.dumps(payload).encode(), env)
+class Signals:
+    """The pipes between the test and its signalling hooks."""
 
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self.go_read, self.go_write = os.pipe()
+        self.procs: list[Timed] = []
 
-def _await_signals(fifo: Path, count: int) -> None:
-    """Block until ``count`` hooks have signalled (no clock: each write is awaited)."""
-    got = 0
-    while got < count:
-        with fifo.open("rb") as reader:  # blocks until a hook opens it for writing
-            got += len(reader.read())
+    def hook(self, event: str, payload: dict, env: dict[str, str], method: str, gate: bool) -> None:
+        shim = hook_command(event)[-1]
+        code = SIGNALLING_HOOK.format(repo=str(REPO))
+        go = self.go_read if gate else -1
+        argv = [sys.executable, "-I", "-S", "-c", code, str(self.write_fd), str(go), method, shim]
+        fds = (self.write_fd, self.go_read) if gate else (self.write_fd,)
+        self.procs.append(Timed(event, argv, json.dumps(payload).encode(), env, fds))
+
+    def started(self) -> None:
+        """Every hook is spawned: from now on only they hold the pipes' other ends."""
+        os.close(self.write_fd)
+        os.close(self.go_read)
+
+    def wait_for(self, byte: bytes, count: int) -> None:
+        """Block until ``count`` hooks have sent ``byte`` (no clock: each read is awaited)."""
+        got = 0
+        while got < count:
+            chunk = os.read(self.read_fd, count - got)
+            if not chunk:
+                outputs = [(p.kind, p.join().proc.returncode, p.err[-2000:]) for p in self.procs]
+                pytest.fail(f"hooks exited before {count} sent {byte!r}: {outputs}")
+            assert set(chunk) == {byte[0]}, chunk
+            got += len(chunk)
+
+    def go(self) -> None:
+        os.write(self.go_write, b"g" * len(self.procs))
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self.go_write):
+            os.close(fd)
 
 
 def test_lock_released_within_the_wait_needs_no_spool(tmp_path: Path) -> None:
     """A lock held shorter than the busy timeout only delays the writers."""
     env = _env(tmp_path)
     assert run_hook("PostToolUse", _write("a.py", "s"), env=env).returncode == 0
-    fifo = tmp_path / "signals"
-    os.mkfifo(fifo)
+    signals = Signals()
     holder = _hold_exclusive(_store_path(tmp_path))
     try:
-        procs = [
-            _signalling_hook("PostToolUse", _write(f"b{k}.py", "s"), env, fifo, "add_events")
-            for k in range(8)
-        ]
+        for k in range(8):
+            signals.hook("PostToolUse", _write(f"b{k}.py", "s"), env, "add_events", gate=True)
+        signals.started()
+        signals.wait_for(b"s", 8)
+        signals.go()
         # Released once every writer is at its insert, i.e. waiting for this lock.
-        _await_signals(fifo, 8)
+        signals.wait_for(b"x", 8)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    for proc in procs:
+        signals.close()
+    for proc in signals.procs:
         proc.join()
         assert (proc.proc.returncode, proc.out, proc.err) == (0, b"", b"")
     with Store.open(_store_path(tmp_path), readonly=True) as store:
@@ -337,16 +384,17 @@ def test_spool_import_waits_leave_time_for_the_own_events(tmp_path: Path) -> Non
     assert run_hook("PostToolUse", _write("a.py", "s"), env=env).returncode == 0
     event = make("file_write", {"path": "spooled.py", "kind": "create"}, source_hook="PostToolUse")
     spool.put(str(tmp_path), _store_path(tmp_path), "s", [event])
-    fifo = tmp_path / "signals"
-    os.mkfifo(fifo)
+    signals = Signals()
     holder = _hold_exclusive(_store_path(tmp_path))
     try:
-        proc = _signalling_hook("PostToolUse", _write("late.py", "s"), env, fifo, "add_batches")
-        _await_signals(fifo, 1)  # the hook is importing the spool, i.e. waiting for the lock
+        signals.hook("PostToolUse", _write("late.py", "s"), env, "add_batches", gate=False)
+        signals.started()
+        signals.wait_for(b"x", 1)  # the hook is importing the spool, i.e. waiting for the lock
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    proc.join()
+        signals.close()
+    proc = signals.procs[0].join()
     assert (proc.proc.returncode, proc.out, proc.err) == (0, b"", b"")
     with Store.open(_store_path(tmp_path), readonly=True) as store:
         names = sorted(json.loads(e.data)["path"] for e in store.session_events("s"))
