@@ -39,12 +39,61 @@ def files(command: str, cwd: str = PROJECT) -> list[tuple[str, str]]:
         ("sed 's/1/2/' config.ini", []),
         ("echo x > /dev/null 2>&1", []),
         ('echo x > "$OUT"', []),
-        ("cd sub && echo x > f.txt", []),
         ("grep -rn TODO src", []),
     ],
 )
 def test_shell_changes(command: str, expected: list[tuple[str, str]]) -> None:
     assert files(command) == expected
+
+
+# Claude Code's payload gives the directory after the command (its shell keeps a `cd`),
+# Codex's the one it started in: the paths come out the same from either.
+@pytest.mark.parametrize("cwd_after", [True, False])
+@pytest.mark.parametrize(
+    ("command", "final", "expected"),
+    [
+        ("cd sub && echo x > f.txt", "sub", [("file_write", "sub/f.txt")]),
+        (
+            "echo a > before.txt && cd sub && echo b > after.txt",
+            "sub",
+            [("file_write", "before.txt"), ("file_write", "sub/after.txt")],
+        ),
+        ("cd sub/deep && sed -i 's/a/b/' x.cfg", "sub/deep", [("file_edit", "sub/deep/x.cfg")]),
+        (
+            "(cd sub && echo x > in.txt) && echo y > out.txt",
+            "",
+            [("file_write", "sub/in.txt"), ("file_write", "out.txt")],
+        ),
+        (
+            "pushd sub && rm a.o && popd && rm b.o",
+            "",
+            [("file_delete", "sub/a.o"), ("file_delete", "b.o")],
+        ),
+        ("cd /srv/data && tee log.txt < in", None, [("file_write", "/srv/data/log.txt")]),
+        # where the line cannot tell: before and after `cd "$DIR"` its own writes are left out
+        ('echo a > one.txt; cd "$DIR" && echo b > two.txt', None, [("file_write", "one.txt")]),
+        # `~` is the home the transcript's path names (/home/dev/.claude/projects/...)
+        (
+            "cd ~/elsewhere && echo b > two.txt",
+            None,
+            [("file_write", "/home/dev/elsewhere/two.txt")],
+        ),
+    ],
+)
+def test_writes_after_a_cd_land_where_the_command_ran(
+    command: str, final: str | None, expected: list[tuple[str, str]], cwd_after: bool
+) -> None:
+    # None: the payload's cwd is the project's either way (the last cd left it)
+    cwd = f"{PROJECT}/{final}".rstrip("/") if final is not None and cwd_after else PROJECT
+    assert files(command, cwd=cwd) == expected
+
+
+def test_a_cd_up_leaves_out_what_ran_in_the_unnamed_start_folder() -> None:
+    # After `cd ..` the payload names the parent; the folder the command started in is
+    # one of its children, which the line does not name.
+    assert files("echo a > here.txt && cd .. && echo b > up.txt", cwd=PROJECT) == [
+        ("file_write", "up.txt")
+    ]
 
 
 def test_paths_outside_the_project_stay_absolute() -> None:

@@ -82,12 +82,15 @@ def drafts(inp: HookInput) -> list[Draft]:
     parsed = shell.parse(command)
     walker.walk(parsed, (0,), 0)
     out = walker.drafts(inp.cwd, stdout, _commit_sha(response))
-    if not walker.cd_moves and (">" in command or any(p in _WRITERS for p in walker.programs)):
+    if ">" in command or any(p in _WRITERS for p in walker.programs):
         # What the command line evidently changes (`> f`, `tee`, `sed -i`, `rm`, `mv`…),
-        # where its relative paths are certain: no `cd` moved it (extract.shell_writes).
+        # each relative path taken from where its command ran (after any `cd` before it);
+        # a command whose directory the line cannot tell is left out (extract.shell_writes).
         from ctxmode.extract import shell_writes
 
-        out += shell_writes.drafts(parsed, inp.project_dir, inp.cwd)
+        start = _start(inp.cwd, walker.cwd[(0,)])
+        dirs = [walker.ran_in(cmd, start) for cmd in parsed]
+        out += shell_writes.drafts(parsed, inp.project_dir, dirs)
     if not _only_viewers(walker.programs):
         error = output_error(stdout, stderr)
         if error:
@@ -285,6 +288,7 @@ class _Walker:
         self.programs: list[str] = []
         self.nested_ids = 0
         self.seen = 0  # simple commands walked
+        self.dirs: dict[int, Sym] = {}  # id() of each top-level command -> where it ran
 
     # scopes inherit the directory their parent had when they were forked
     def scope_cwd(self, scope: tuple[int, ...]) -> Sym:
@@ -306,6 +310,8 @@ class _Walker:
                 return
             # Commands of a nested `bash -c` string are re-rooted under ``base``.
             scope = base + cmd.scope[1:] if base != (0,) else cmd.scope
+            if nesting == 0:
+                self.dirs[id(cmd)] = self.scope_cwd(scope)
             words = cmd.words
             argv = [w.text for w in words]
             k = unwrap(argv)
@@ -332,6 +338,17 @@ class _Walker:
                 found = env_setup(argv[k:], argv)
                 if found:
                     self.pending.append(_Pending("env_setup", found))
+
+    def ran_in(self, cmd: shell.Command, start: _Start) -> str | None:
+        """The directory a top-level command ran in: "" for the start directory when the
+        payload gave none (the project's, then), None when the line cannot tell."""
+        if id(cmd) not in self.dirs:
+            return None  # past MAX_COMMANDS: never walked
+        sym = self.dirs[id(cmd)]
+        if sym == _START and not start.root:
+            return ""
+        path = start.resolve(sym)
+        return None if path is None or path.startswith("~") else path
 
     def change_dir(
         self, name: str, args: list[shell.Word], scope: tuple[int, ...], before: Sym

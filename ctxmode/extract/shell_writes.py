@@ -2,9 +2,10 @@
 
 Agents edit through the shell too: ``> file``, ``>> file``, ``tee``, ``sed -i``, ``rm``,
 ``mv``, ``cp``. Only what the command line states is recorded (``via: "shell"``); paths with
-an unexpanded ``$``, ``~`` or glob are skipped, as are commands after a ``cd`` (the caller
-passes only commands that ran where the payload's ``cwd`` says). Anything else a program
-writes (generators, formatters) is found at snapshot time by ``ctxmode.worktree``.
+an unexpanded ``$``, ``~`` or glob are skipped, as are the commands whose directory the line
+cannot tell (after ``cd "$DIR"``, say: the caller resolves each command's directory from the
+``cd``s before it). Anything else a program writes (generators, formatters) is found at
+snapshot time by ``ctxmode.worktree``.
 """
 
 from __future__ import annotations
@@ -56,50 +57,53 @@ def _sed_files(args: list[str]) -> list[str]:
     return files if scripted else files[1:]
 
 
-def changes(commands: list[Command]) -> list[tuple[str, str]]:
-    """(event type, path as written) of each change the commands state, in order."""
+def changes(cmd: Command) -> list[tuple[str, str]]:
+    """(event type, path as written) of each change one command states, in order."""
     found: list[tuple[str, str]] = []
-    for cmd in commands:
-        for redirect in cmd.redirects:
-            kind = _WRITE_OPS.get(redirect.op) or _APPEND_OPS.get(redirect.op)
-            if kind and redirect.fd in ("", "1", "2") and not redirect.target.isdigit():
-                found.append((kind, redirect.target))
-        argv = [w.text for w in cmd.words]
-        if not argv:
-            continue
-        name = argv[0].rsplit("/", 1)[-1]
-        args = argv[1:]
-        if name == "tee":
-            kind = "file_edit" if any(a in ("-a", "--append") for a in args) else "file_write"
-            found += [(kind, path) for path in _positionals(args)]
-        elif name in ("sed", "gsed"):
-            found += [("file_edit", path) for path in _sed_files(args)]
-        elif name == "rm":
-            found += [("file_delete", path) for path in _positionals(args)]
-        elif name in ("mv", "cp") and not any(a.startswith(("-t", "--target")) for a in args):
-            paths = _positionals(args)
-            if len(paths) == 2:
-                if name == "mv":
-                    found.append(("file_delete", paths[0]))
-                found.append(("file_write", paths[1]))
+    for redirect in cmd.redirects:
+        kind = _WRITE_OPS.get(redirect.op) or _APPEND_OPS.get(redirect.op)
+        if kind and redirect.fd in ("", "1", "2") and not redirect.target.isdigit():
+            found.append((kind, redirect.target))
+    argv = [w.text for w in cmd.words]
+    if not argv:
+        return found
+    name = argv[0].rsplit("/", 1)[-1]
+    args = argv[1:]
+    if name == "tee":
+        kind = "file_edit" if any(a in ("-a", "--append") for a in args) else "file_write"
+        found += [(kind, path) for path in _positionals(args)]
+    elif name in ("sed", "gsed"):
+        found += [("file_edit", path) for path in _sed_files(args)]
+    elif name == "rm":
+        found += [("file_delete", path) for path in _positionals(args)]
+    elif name in ("mv", "cp") and not any(a.startswith(("-t", "--target")) for a in args):
+        paths = _positionals(args)
+        if len(paths) == 2:
+            if name == "mv":
+                found.append(("file_delete", paths[0]))
+            found.append(("file_write", paths[1]))
     return found
 
 
-def drafts(commands: list[Command], project_dir: str, cwd: str) -> list[Draft]:
-    """The file events of what ``commands`` (run in ``cwd``) change, paths as the file
-    tools record them (relative to the project when inside it)."""
+def drafts(commands: list[Command], project_dir: str, dirs: list[str | None]) -> list[Draft]:
+    """The file events of what ``commands`` change, paths as the file tools record them
+    (relative to the project when inside it). ``dirs[i]`` is where ``commands[i]`` ran:
+    None when unknown (its changes are left out), "" for the project's directory."""
     from ctxmode.extract.common import rel_path
 
     out: list[Draft] = []
     seen: set[tuple[str, str]] = set()
-    for kind, raw in changes(commands):
-        if not _plain(raw):
+    for cmd, where in zip(commands, dirs, strict=True):
+        if where is None:
             continue
-        path = rel_path(raw, project_dir, cwd)
-        if not path or (kind, path) in seen:
-            continue
-        seen.add((kind, path))
-        out.append((kind, {"path": path, "via": VIA}))
-        if len(out) >= MAX_FILES:
-            break
+        for kind, raw in changes(cmd):
+            if not _plain(raw):
+                continue
+            path = rel_path(raw, project_dir, where)
+            if not path or (kind, path) in seen:
+                continue
+            seen.add((kind, path))
+            out.append((kind, {"path": path, "via": VIA}))
+            if len(out) >= MAX_FILES:
+                return out
     return out
