@@ -61,6 +61,7 @@ class HookInput:
         "raw",
         "reason",
         "session_id",
+        "shell_keeps_cwd",
         "size",
         "source",
         "tool_input",
@@ -109,6 +110,10 @@ class HookInput:
         # Codex's rollout file; see hookrun).
         self.outcome_known = True
         self.late: list[HookInput] = []
+        # Whether the client's shell keeps a `cd` for its next command (Claude Code: yes, and
+        # its payload's cwd is where the command left it; Codex: each command starts afresh
+        # where the session is, which the cwd names). Set False by such a host.
+        self.shell_keeps_cwd = True
 
     def __repr__(self) -> str:
         return f"HookInput({self.event!r}, session={self.session_id!r}, tool={self.tool_name!r})"

@@ -6,8 +6,12 @@ not state is left to the snapshot-time reconciliation (tests/test_worktree.py).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from ctxmode.extract import extract
+from ctxmode.hosts import codex
 from tests.helpers import PROJECT, extracted
 
 
@@ -98,3 +102,39 @@ def test_a_cd_up_leaves_out_what_ran_in_the_unnamed_start_folder() -> None:
 
 def test_paths_outside_the_project_stay_absolute() -> None:
     assert files("echo x > /tmp/elsewhere.txt") == [("file_write", "/tmp/elsewhere.txt")]
+
+
+def codex_events(command: str, cwd: str = PROJECT) -> list[tuple[str, dict]]:
+    """What a Codex shell call makes: Codex runs each command in a fresh shell, started
+    where the payload's cwd says."""
+    raw = {
+        "session_id": "s", "cwd": cwd, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_response": "", "tool_use_id": "call_1",
+    }  # fmt: skip
+    inp = codex.parse(json.dumps(raw).encode(), "PostToolUse")
+    inp.project_dir = PROJECT
+    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+
+
+def test_a_codex_cd_moves_no_session_but_places_the_writes_after_it() -> None:
+    found = codex_events("cd sub && echo x > f.txt && make")
+    assert ("file_write", {"path": "sub/f.txt", "via": "shell"}) in found
+    assert [kind for kind, _ in found if kind == "cwd_change"] == []
+
+
+def test_a_codex_cd_whose_name_ends_the_cwd_is_still_taken_from_the_cwd() -> None:
+    # Claude Code's cwd is where the command left it, so there `cd sub` from .../sub is
+    # read as "started one folder up"; Codex's cwd is where it started.
+    found = codex_events("cd sub && echo x > f.txt", cwd=f"{PROJECT}/sub")
+    assert ("file_write", {"path": "sub/sub/f.txt", "via": "shell"}) in found
+
+
+def test_a_codex_git_call_after_a_cd_names_the_folder_it_ran_in() -> None:
+    found = codex_events("cd ../lib && git pull")
+    assert [data.get("dir") for kind, data in found if kind.startswith("git_")] == ["/home/dev/lib"]
+
+
+def test_claude_code_still_records_the_move() -> None:
+    assert ("cwd_change", {"path": f"{PROJECT}/sub"}) in extracted(
+        "Bash", {"command": "cd sub && make"}, {"stdout": ""}, cwd=f"{PROJECT}/sub"
+    )

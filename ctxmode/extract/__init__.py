@@ -176,6 +176,7 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     out.size = inp.size
     out.tool_kind = kind
     out.outcome_known = inp.outcome_known
+    out.shell_keeps_cwd = inp.shell_keeps_cwd
     return out
 
 

@@ -81,14 +81,14 @@ def drafts(inp: HookInput) -> list[Draft]:
     walker = _Walker(home_from_transcript(inp.transcript_path))
     parsed = shell.parse(command)
     walker.walk(parsed, (0,), 0)
-    out = walker.drafts(inp.cwd, stdout, _commit_sha(response))
+    start = walker.start(inp.cwd, inp.shell_keeps_cwd)
+    out = walker.drafts(start, inp.cwd, stdout, _commit_sha(response), inp.shell_keeps_cwd)
     if ">" in command or any(p in _WRITERS for p in walker.programs):
         # What the command line evidently changes (`> f`, `tee`, `sed -i`, `rm`, `mv`…),
         # each relative path taken from where its command ran (after any `cd` before it);
         # a command whose directory the line cannot tell is left out (extract.shell_writes).
         from ctxmode.extract import shell_writes
 
-        start = _start(inp.cwd, walker.cwd[(0,)])
         dirs = [walker.ran_in(cmd, start) for cmd in parsed]
         out += shell_writes.drafts(parsed, inp.project_dir, dirs)
     if not _only_viewers(walker.programs):
@@ -415,29 +415,22 @@ class _Walker:
 
     # -- resolution ------------------------------------------------------------------------
 
-    def drafts(self, cwd: str, stdout: str, sha: str) -> list[Draft]:
-        final = self.cwd[(0,)]
-        start = _start(cwd, final)
+    def start(self, cwd: str, cwd_is_after: bool) -> _Start:
+        """Where the command started, from the payload's ``cwd``: where the command left
+        the shell (``cwd_is_after``: Claude Code's, whose shell keeps a `cd`), else where
+        it started (a client that runs each command in a fresh shell)."""
+        return _start(cwd, self.cwd[(0,)] if cwd_is_after else _START)
+
+    def drafts(
+        self, start: _Start, cwd: str, stdout: str, sha: str, cwd_is_after: bool = True
+    ) -> list[Draft]:
+        # Where the session is once the command is over: for a fresh-shell client, where
+        # it was (its `cd`s end with the command, and record no move).
+        final = self.cwd[(0,)] if cwd_is_after else _START
         after_cwd = start.resolve(final)
         out: list[tuple[int, Draft]] = []
-        # cd events. Where the last one went, the payload's cwd says, when the command
-        # alone cannot (`cd "$DIR"`, `cd -`, `~` with the home unknown); and a path equal to
-        # the cwd but for case (Windows) is spelt as the file system spells it.
-        last = len(self.cd_moves) - 1
-        previous = ""
-        root, comps = _split(cwd.strip())
-        actual = _fmt(root, comps) if root else ""
-        fold = root.endswith(":/")
-        for n, (at, before, after) in enumerate(self.cd_moves):
-            if after == before and after is not None:
-                continue  # `cd .`
-            path = start.resolve(after)
-            unknown = path is None or path.startswith("~")
-            if actual and ((n == last and unknown) or (path and _same([path], [actual], fold))):
-                path = actual
-            if path and path != previous:
-                out.append((at, ("cwd_change", {"path": path})))
-                previous = path
+        if cwd_is_after:
+            out += self.cd_drafts(start, cwd)
         commits = [p for p in self.pending if p.type == "git_commit"]
         subjects = commit_lines(stdout)
         nothing = "nothing to commit" in stdout or "no changes added to commit" in stdout
@@ -468,6 +461,28 @@ class _Walker:
             out.append((at, (item.type, data)))
         out.sort(key=lambda pair: pair[0])  # stable: a cd comes before what follows it
         return [draft for _, draft in out[:MAX_DRAFTS]]
+
+    def cd_drafts(self, start: _Start, cwd: str) -> list[tuple[int, Draft]]:
+        """The session's moves. Where the last one went, the payload's cwd says, when the
+        command alone cannot (`cd "$DIR"`, `cd -`, `~` with the home unknown); and a path
+        equal to the cwd but for case (Windows) is spelt as the file system spells it."""
+        out: list[tuple[int, Draft]] = []
+        last = len(self.cd_moves) - 1
+        previous = ""
+        root, comps = _split(cwd.strip())
+        actual = _fmt(root, comps) if root else ""
+        fold = root.endswith(":/")
+        for n, (at, before, after) in enumerate(self.cd_moves):
+            if after == before and after is not None:
+                continue  # `cd .`
+            path = start.resolve(after)
+            unknown = path is None or path.startswith("~")
+            if actual and ((n == last and unknown) or (path and _same([path], [actual], fold))):
+                path = actual
+            if path and path != previous:
+                out.append((at, ("cwd_change", {"path": path})))
+                previous = path
+        return out
 
 
 def _dash_c(args: list[shell.Word]) -> str | None:

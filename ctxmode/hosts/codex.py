@@ -103,6 +103,9 @@ def _finish(inp: HookInput) -> HookInput:
     inp.tool_kind = tool_kind(inp.tool_name)
     # PostToolUse fires for a command that exited non-zero too: it proves no success.
     inp.outcome_known = False
+    # A shell call runs in a shell of its own: a `cd` in it moves neither the session nor
+    # the next call (the payload's cwd is where it started).
+    inp.shell_keeps_cwd = False
     return inp
 
 
