@@ -281,13 +281,9 @@ fi
 
 # Register the hooks and replay a sample session through them: the last line of its
 # output says what that proved, and it is printed last of all.
-if [ "$HOST" = codex ]; then
-    # Codex: hooks.json and the trust entries without which Codex skips them. (The
-    # proof run replays Claude Code's sample session: it is not for this host.)
-    PROOF=$("$CTXMODE" install "$@")
-else
-    PROOF=$("$CTXMODE" install --verify "$@")
-fi
+# (Codex: hooks.json and the trust entries without which Codex skips them; its proof run
+# replays a Codex session, as Codex runs the hooks.)
+PROOF=$("$CTXMODE" install --verify "$@")
 
 case ":$PATH:" in
     *":$HOME/.local/bin:"*)

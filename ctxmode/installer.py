@@ -32,10 +32,10 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import ctxmode
-from ctxmode import paths, settings, settings_statusline
+from ctxmode import paths, proof, settings, settings_statusline
 from ctxmode.hosts import claude_code
 from ctxmode.settings import HookSpec, SettingsError
 
@@ -88,22 +88,6 @@ class InstallResult:
     skipped: tuple[str, ...] = ()
     skipped_why: str = ""
     client_version: tuple[int, ...] | None = None  # the Claude Code version registered for
-
-
-@dataclass
-class VerifyResult:
-    """The proof run: the installed commands fed a sample session in a throwaway store."""
-
-    calls: int = 0
-    events: int = 0
-    snapshot_ok: bool = False
-    snapshot_bytes: int = 0  # the <session_resume> SessionStart compact injected
-    claims: int = 0  # times that snapshot was claimed in the store (exactly once: 1)
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems and self.snapshot_ok and self.events > 0
 
 
 # --------------------------------------------------------------------------- paths
@@ -926,131 +910,30 @@ def sample_session(project: str) -> list[tuple[str, dict[str, object]]]:
     ]
 
 
-def _count_events(home: str) -> int:
-    import glob
-    import sqlite3
-
-    total = 0
-    for db in glob.glob(os.path.join(home, "sessions", "*.db")):
-        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            total += int(connection.execute("SELECT count(*) FROM session_events").fetchone()[0])
-        finally:
-            connection.close()
-    return total
-
-
-def _check_resume(stdout: bytes) -> tuple[str | None, int]:
-    """(None, its size in bytes) when ``stdout`` is the SessionStart contract holding a
-    parseable snapshot; else (what is wrong, 0)."""
-    import xml.etree.ElementTree as ElementTree
-
-    try:
-        document = json.loads(stdout)
-        context = document["hookSpecificOutput"]["additionalContext"]
-        ElementTree.fromstring(context)
-    except (ValueError, KeyError, TypeError, ElementTree.ParseError) as exc:
-        return f"SessionStart compact printed no valid snapshot ({type(exc).__name__}: {exc})", 0
-    if "<session_resume" not in context:
-        return "SessionStart compact printed something other than a <session_resume> snapshot", 0
-    return None, len(context.encode("utf-8"))
-
-
-def _count_claims(home: str) -> int:
-    """How many times the throwaway store's compaction snapshots were claimed."""
-    import glob
-    import sqlite3
-
-    total = 0
-    for db in glob.glob(os.path.join(home, "sessions", "*.db")):
-        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            row = connection.execute(
-                "SELECT count(*) FROM session_resume WHERE kind = 'compact' AND consumed = 1"
-            ).fetchone()
-            total += int(row[0])
-        finally:
-            connection.close()
-    return total
-
-
-def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> VerifyResult:
+def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> proof.VerifyResult:
     """Run the ctxmode commands registered in ``path`` on :func:`sample_session`.
 
-    Each command runs through ``sh -c`` as Claude Code runs it, in a throwaway data
-    root (CTXMODE_HOME) and project; the real store is never touched.
+    Each command runs through ``sh -c`` as Claude Code runs it, with Claude Code's
+    environment (``CLAUDE_PROJECT_DIR``), in a throwaway data root and project
+    (:mod:`ctxmode.proof`); the real store is never touched.
     """
-    result = VerifyResult()
-    text = _read(os.path.realpath(path))
-    if text is None:
-        result.problems.append(f"{path} does not exist")
-        return result
-    commands = {r.event: (r.command, r.timeout) for r in settings.registrations(text)}
     # A version-gated event (claude_code.MIN_VERSIONS) is left out for older clients.
-    missing = [
-        event
-        for event, _, _ in HOOK_TABLE
-        if event not in commands and event not in claude_code.MIN_VERSIONS
-    ]
-    if missing:
-        result.problems.append(f"no ctxmode handler for {', '.join(missing)} in {path}")
-        return result
-    with tempfile.TemporaryDirectory(prefix="ctxmode-verify-") as tmp:
-        home = os.path.join(tmp, "home")
-        project = os.path.join(tmp, "project")
-        os.makedirs(project)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CLAUDECODE"))}
-        env.pop("CTXMODE_DISABLE", None)
-        env.update(CTXMODE_HOME=home, CLAUDE_PROJECT_DIR=project)
-        for event, payload in sample_session(project):
-            command, timeout = commands[event]
-            limit = timeout if isinstance(timeout, (int, float)) and timeout > 0 else 30
-            try:
-                proc = subprocess.run(
-                    [*shell, command],
-                    input=json.dumps(payload).encode(),
-                    capture_output=True,
-                    cwd=project,
-                    env=env,
-                    timeout=limit,
-                    check=False,
-                )
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                result.problems.append(f"{event}: {type(exc).__name__}: {exc}")
-                continue
-            result.calls += 1
-            if proc.returncode != 0:
-                result.problems.append(f"{event} exited {proc.returncode}")
-            if proc.stderr:
-                result.problems.append(f"{event} wrote to stderr: {proc.stderr[:200]!r}")
-            if payload.get("source") == "compact":
-                problem, result.snapshot_bytes = _check_resume(proc.stdout)
-                result.snapshot_ok = problem is None
-                if problem:
-                    result.problems.append(problem)
-            elif proc.stdout and event not in ("SessionStart", "UserPromptSubmit"):
-                result.problems.append(f"{event} printed to stdout: {proc.stdout[:200]!r}")
-        try:
-            result.events = _count_events(home)
-            result.claims = _count_claims(home)
-        except Exception as exc:  # reported, not raised: this is a check
-            result.problems.append(f"cannot read the throwaway store: {exc}")
-        if result.snapshot_ok and result.claims != 1:
-            result.problems.append(
-                f"the compaction snapshot was claimed {result.claims} times (expected once)"
-            )
-        errors = _log_errors(os.path.join(home, "logs"))
-        result.problems.extend(errors)
-        if result.events == 0 and not result.problems:
-            result.problems.append("the hooks ran but stored no event")
-    return result
+    required = [event for event, _, _ in HOOK_TABLE if event not in claude_code.MIN_VERSIONS]
+    commands, problem = proof.commands_in(path, _read(os.path.realpath(path)), required)
+    if problem:
+        return proof.VerifyResult(problems=[problem])
 
+    def env(home: str, project: str, scratch: str) -> dict[str, str]:
+        values = proof.base_env(("CLAUDE_", "CLAUDECODE"))
+        values.update(CTXMODE_HOME=home, CLAUDE_PROJECT_DIR=project)
+        return values
 
-def _log_errors(log_dir: str) -> list[str]:
-    from ctxmode import hooklog
-
-    return [
-        f"hook log: {record['event']}: {record['message']}"
-        for record in hooklog.read_records(log_dir)
-        if record["level"] == "ERROR"
-    ]
+    client = proof.Client(
+        "Claude Code",
+        shell,
+        env,
+        lambda project, scratch: [proof.Call(e, p) for e, p in sample_session(project)],
+        speaks=("SessionStart", "UserPromptSubmit"),
+        expect=("hello.py",),
+    )
+    return proof.run(commands, client)

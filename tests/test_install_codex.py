@@ -8,11 +8,13 @@ files, a dry run that writes nothing, clear errors, an idempotent upgrade that r
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 
 import pytest
 
+import ctxmode
 from ctxmode import codex_config
 from ctxmode.hosts import codex
 from tests.helpers import cli
@@ -189,3 +191,143 @@ def test_doctor_checks_codexs_trust(codex_home: Path, project: Path) -> None:
     assert "not trusted" in result.output
     codex_config.install()
     assert _codex_checks(codex_home, project)["user trust"] == "ok"
+
+
+# -- the proof run (--verify) ------------------------------------------------------------------
+
+
+def _fixture_name(event: str, payload: dict[str, object]) -> str:
+    """The recorded payload of the same kind (tests/fixtures/codex-0.169.0)."""
+    parts = [event]
+    if payload.get("source") or payload.get("trigger"):
+        parts.append(str(payload.get("source") or payload.get("trigger")))
+    if payload.get("tool_name"):
+        parts.append(str(payload["tool_name"]))
+        command = str(payload.get("tool_input", {}).get("command", ""))  # type: ignore[union-attr]
+        if "git commit" in command:
+            parts.append("git_commit")
+        elif "test_reconcile" in command:
+            parts.append("failing_command")
+        elif "Add File" in command:
+            parts.append("add")
+    return ".".join(parts) + ".json"
+
+
+def test_the_sample_session_has_codexs_shapes(tmp_path: Path) -> None:
+    from ctxmode import codex_proof
+
+    calls = codex_proof.sample_session(str(tmp_path / "proj"), str(tmp_path))
+    assert [c.event for c in calls] == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PostToolUse",
+        "PostToolUse",
+        "PreCompact",
+        "SessionStart",
+        "SessionStart",
+        "UserPromptSubmit",
+        "SessionEnd",
+    ]
+    for call in calls:
+        recorded = fixture_payload(_fixture_name(call.event, call.payload))
+        assert set(call.payload) == set(recorded) - {"_env_keys", "_cwd"}, call.event
+        for key in ("tool_input", "tool_response"):
+            assert type(call.payload.get(key)) is type(recorded.get(key)), (call.event, key)
+
+
+def fixture_payload(name: str) -> dict[str, object]:
+    from tests.hooktools import FIXTURES
+
+    path = FIXTURES.parent / "codex-0.169.0" / name
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def test_verify_runs_the_installed_hooks_as_codex_does(codex_home: Path, data_root: Path) -> None:
+    result = cli("install", "--host", "codex", "--verify")
+    assert result.exit_code == 0, result.output
+    line = result.output.strip()
+    assert re.fullmatch(
+        rf"ctxmode {re.escape(ctxmode.__version__)} installed for Codex: 5 hooks in \S+, "
+        r"trusted in \S+ \(5 entries\); verified: 10 hook calls of a sample Codex session "
+        r"through them stored \d+ events, and its \d+-byte snapshot was injected after "
+        r"compaction, claimed once",
+        line,
+    ), line
+    # The real (here: test) data root is untouched: the proof used a throwaway one.
+    assert not (data_root / "sessions").exists()
+
+
+def test_verify_on_a_project_install(codex_home: Path, project: Path) -> None:
+    result = cli("install", "--host", "codex", "--project", str(project), "--verify")
+    assert result.exit_code == 0, result.output
+    assert "verified: 10 hook calls" in result.output
+
+
+def test_verify_reports_a_broken_command(codex_home: Path) -> None:
+    # The commands really run (bash -c, as Codex runs them): a python that is not there.
+    from ctxmode import codex_proof
+
+    codex_config.install(python="/nonexistent/venv/bin/python3")
+    result = codex_proof.verify(str(codex_home / "hooks.json"))
+    assert not result.ok and result.calls == 10 and result.events == 0
+    assert "PostToolUse exited 127" in result.problems
+    assert any(
+        p.startswith("PostToolUse wrote to stderr") and "nonexistent" in p for p in result.problems
+    ), result.problems
+    assert "no SessionStart after the compaction printed the snapshot" in result.problems
+
+
+def test_cli_verify_fails_saying_what_broke(
+    codex_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The CLI installs this interpreter's commands: make them name a missing python.
+    real = codex_config.hook_specs
+    monkeypatch.setattr(
+        codex_config, "hook_specs", lambda python=None, package_dir=None: real("/nonexistent/py")
+    )
+    result = cli("install", "--host", "codex", "--verify")
+    assert result.exit_code == 1
+    assert "but the sample session failed" in result.output
+    assert "PostToolUse exited 127" in result.output
+    assert "`ctxmode uninstall --host codex` removes them" in result.output
+
+
+def test_verify_reports_missing_handlers(codex_home: Path) -> None:
+    from ctxmode import codex_proof
+
+    (codex_home / "hooks.json").write_text(USER_HOOKS)
+    result = codex_proof.verify(str(codex_home / "hooks.json"))
+    assert result.problems == [
+        "no ctxmode handler for PostToolUse, UserPromptSubmit, PreCompact, SessionStart, "
+        f"SessionEnd in {codex_home / 'hooks.json'}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("event", "stdout", "words"),
+    [
+        ("PostToolUse", b"{}\n", "printed to stdout"),
+        ("SessionStart", b"<session_resume/>", "other than one JSON object"),
+        ("SessionStart", b'{"hookSpecificOutput": {"hookEventName": "SessionStart", '
+         b'"additionalContext": "x"}, "extra": 1}', "does not accept"),
+        ("UserPromptSubmit", b'{"hookSpecificOutput": {"hookEventName": "SessionStart", '
+         b'"additionalContext": "x"}}', "does not accept"),
+    ],
+)  # fmt: skip
+def test_stdout_that_breaks_codexs_contract_is_reported(
+    event: str, stdout: bytes, words: str
+) -> None:
+    from ctxmode import codex_proof, proof
+
+    client = proof.Client(
+        "Codex", ("sh", "-c"), codex_proof.environment, codex_proof.sample_session,
+        speaks=("SessionStart", "UserPromptSubmit"),
+    )  # fmt: skip
+    problem = proof.contract_problem(event, stdout, client)
+    assert problem is not None and words in problem
+    # What ctxmode prints there is the contract (and nothing is, everywhere).
+    if event in client.speaks:
+        good = b'{"hookSpecificOutput": {"hookEventName": "%s", "additionalContext": "x"}}\n'
+        assert proof.contract_problem(event, good % event.encode(), client) is None
+    assert proof.contract_problem(event, b"", client) is None

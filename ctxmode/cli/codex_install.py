@@ -23,7 +23,9 @@ def _where(path: str) -> str:
     return display_path(path)
 
 
-def install(user: bool, project: str | None, local: str | None, dry_run: bool) -> None:
+def install(
+    user: bool, project: str | None, local: str | None, dry_run: bool, verify: bool = False
+) -> None:
     scope, directory = _scope(user, project, local)
     try:
         result = codex_config.install(scope, directory, dry_run=dry_run)
@@ -42,6 +44,15 @@ def install(user: bool, project: str | None, local: str | None, dry_run: bool) -
     )
     if result.action == "updated":
         line += " (old entries and their trust replaced)"
+    if verify:
+        from ctxmode import codex_proof, proof
+
+        outcome = codex_proof.verify(result.hooks_path)
+        if not outcome.ok:
+            raise click.ClickException(
+                proof.failed(line, outcome, "Codex", "ctxmode uninstall --host codex")
+            )
+        line += proof.verified(outcome, "a sample Codex session")
     click.echo(line)
 
 

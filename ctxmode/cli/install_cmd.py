@@ -75,7 +75,8 @@ _STATUSLINE_WORDS = {
 @click.option(
     "--verify",
     is_flag=True,
-    help="Then replay a sample session through the installed hooks (throwaway store).",
+    help="Then replay a sample session through the installed hooks, as the client runs "
+    "them (throwaway store).",
 )
 @click.option(
     "--statusline",
@@ -114,9 +115,9 @@ def install(
     if host == "codex":
         from ctxmode.cli import codex_install
 
-        if verify or statusline:
-            raise click.UsageError("--verify and --statusline are for Claude Code only")
-        codex_install.install(user, project, local, dry_run)
+        if statusline:
+            raise click.UsageError("--statusline is for Claude Code only")
+        codex_install.install(user, project, local, dry_run, verify)
         return
     scope, directory = _scope(user, project, local)
     try:
@@ -146,20 +147,15 @@ def install(
         line += " (old entries replaced)"
     line += _STATUSLINE_WORDS.get(result.statusline, "")
     if verify:
-        proof = installer.verify(result.path)
-        if not proof.ok:
-            problems = "\n  ".join(proof.problems or ["no snapshot was produced"])
+        from ctxmode import proof
+
+        outcome = installer.verify(result.path)
+        if not outcome.ok:
             raise click.ClickException(
-                f"{line}, but the sample session failed:\n  {problems}\n"
-                "(the hooks fail open, so Claude Code keeps working; "
-                "`ctxmode uninstall` removes them)"
+                proof.failed(line, outcome, "Claude Code", "ctxmode uninstall")
             )
         # The one line install.sh ends with: what the proof run proved.
-        line += (
-            f"; verified: {proof.calls} hook calls of a sample session through them stored "
-            f"{proof.events} events, and its {proof.snapshot_bytes}-byte snapshot was "
-            "injected after compaction, claimed once"
-        )
+        line += proof.verified(outcome)
     click.echo(line)
 
 
