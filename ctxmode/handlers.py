@@ -507,31 +507,42 @@ def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
     try:
         _flush(store, inp, ctx, cfg)
         _store_late(store, inp, ctx, cfg)
-        _store_worktree_changes(store, inp, ctx, cfg)
-        _save_compact_snapshot(store, inp, cfg, ctx)
+        # One read of the session (of 1,000 events: ~15% of this hook's instructions) serves
+        # git status and the snapshot. It is read again only if the session may have
+        # changed in between: git status recorded files, or another process committed
+        # (a capture landing late); never a snapshot older than the store.
+        version = store.data_version()
+        events = store.session_events(inp.session_id)
+        if _store_worktree_changes(store, inp, ctx, cfg, events) or (
+            store.data_version() != version
+        ):
+            events = store.session_events(inp.session_id)
+        _save_compact_snapshot(store, inp, cfg, ctx, events)
     finally:
         store.close()
     return None  # PreCompact must never print hookSpecificOutput
 
 
 def _store_worktree_changes(
-    store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]
-) -> None:
+    store: Store,
+    inp: HookInput,
+    ctx: Context,
+    cfg: dict[str, object],
+    events: list[SessionEvent],
+) -> bool:
     """Files the shell changed (``sed -i``, ``>``, ``mv``…), from the repository's own view
     (``git status``, affordable here), recorded before the snapshot lists the files
-    (ctxmode.worktree)."""
+    (ctxmode.worktree). ``events``: the session's, as stored. Whether any were stored."""
     if not os.path.exists(os.path.join(inp.project_dir, ".git")):
-        return
+        return False
     from ctxmode import worktree
 
     timeout = min(worktree.GIT_TIMEOUT, ctx.remaining() / 3)
-    events = store.session_events(inp.session_id)
     found = worktree.new_file_events(events, inp.project_dir, timeout, inp.event)
     excluded = cfg.get("exclude_paths")
     if found and excluded:
         found = _drop_excluded(found, excluded)  # type: ignore[arg-type]
-    if found:
-        _record(inp, ctx, found, cfg, store)
+    return bool(found) and _record(inp, ctx, found, cfg, store)
 
 
 def summary_text(text: str) -> str:

@@ -172,8 +172,7 @@ def new_file_events(
     changed = changed_files(tree, timeout)
     if not changed:
         return []
-    from ctxmode import fastjson, redact
-    from ctxmode.events import make
+    from ctxmode import fastjson
 
     known: set[str] = set()
     for event in events:
@@ -184,8 +183,17 @@ def new_file_events(
                 continue
             if isinstance(path, str):
                 known.add(path)
+    # Usually the session's own edits are all git shows: nothing is left to stat or draft.
+    changed = [item for item in changed if item[1] not in known]
+    if not changed:
+        return []
     since = epoch(str(events[0].created_at))
     drafts = reconcile(changed, known, mtimes_of(tree, [path for _, path in changed]), since)
+    if not drafts:
+        return []
+    from ctxmode import redact
+    from ctxmode.events import make
+
     found = []
     for type_, data in drafts:
         data["path"] = redact.mask(str(data["path"]))  # a path is payload text too
@@ -194,11 +202,9 @@ def new_file_events(
 
 
 def epoch(stamp: str) -> float:
-    """An ISO-8601 UTC stamp of the store (``2026-12-02T14:51:20.123Z``) → epoch seconds."""
-    import calendar
-    import time
+    """An ISO-8601 UTC stamp of the store (``2026-12-02T14:51:20.123Z``) → epoch seconds,
+    whole (0.0 when it does not parse). The store's own parser: ``calendar`` and
+    ``time.strptime`` would load re, enum, datetime and locale (~30 ms) into the hook."""
+    from ctxmode.store.values import parse_iso
 
-    try:
-        return float(calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
-    except ValueError:
-        return 0.0
+    return parse_iso(stamp[:19])

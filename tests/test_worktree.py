@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode import worktree
-from tests.hooktools import run_hook
+from ctxmode import paths, worktree
+from ctxmode.store import Store
+from tests.hooktools import hook_command, hook_env, run_hook
 
 
 def test_parse_status() -> None:
@@ -81,3 +82,118 @@ def test_a_snapshot_lists_the_files_the_shell_changed(tmp_path: Path, host: str 
     snapshot = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "config.ini" in snapshot and "out/report.txt" in snapshot
     assert "dirty-before.txt" not in snapshot
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "known.py").write_text("a = 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "init")
+    return repo
+
+
+def _snapshot_after_compaction(base: dict[str, object]) -> str:
+    compact = base | {"hook_event_name": "PreCompact", "trigger": "auto"}
+    proc = run_hook("PreCompact", compact)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    start = base | {"hook_event_name": "SessionStart", "source": "compact"}
+    out = run_hook("SessionStart", start).stdout
+    return str(json.loads(out)["hookSpecificOutput"]["additionalContext"])
+
+
+def test_files_a_program_wrote_are_listed_once(tmp_path: Path) -> None:
+    """A program changes files without naming them on its command line (a generator, a
+    formatter): only git status sees them. The file tool's own edit is not listed twice,
+    and a second compaction finds nothing new."""
+    repo = _repo(tmp_path)
+    base = {"session_id": "s-prog", "cwd": str(repo), "transcript_path": None}
+    prompt = base | {"hook_event_name": "UserPromptSubmit", "prompt": "regenerate the schema"}
+    assert run_hook("UserPromptSubmit", prompt).returncode == 0
+    (repo / "known.py").write_text("a = 2\n")
+    edit = base | {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(repo / "known.py"), "old_string": "1", "new_string": "2"},
+        "tool_response": {"filePath": str(repo / "known.py"), "structuredPatch": []},
+        "tool_use_id": "e1",
+    }
+    assert run_hook("PostToolUse", edit).returncode == 0
+    (repo / "schema").mkdir()
+    (repo / "schema" / "generated.sql").write_text("create table t (x);\n")
+    run = base | {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "python3 tools/regen.py"},
+        "tool_response": {"stdout": "done", "stderr": ""},
+        "tool_use_id": "b1",
+    }
+    assert run_hook("PostToolUse", run).returncode == 0
+    assert "schema/generated.sql" in _snapshot_after_compaction(base)
+    assert "schema/generated.sql" in _snapshot_after_compaction(base)
+    with Store.open(paths.store_path(str(repo), hook_env()), readonly=True) as store:
+        events = store.session_events("s-prog")
+    via_git = [e.data for e in events if '"via":"git status"' in e.data]
+    assert len(via_git) == 1 and "schema/generated.sql" in via_git[0]
+    assert sum('"known.py"' in e.data for e in events if e.category == "file") == 1
+
+
+def test_a_capture_stored_while_git_status_runs_is_in_the_snapshot(tmp_path: Path) -> None:
+    """PreCompact reads the session once for git status and the snapshot; a capture that
+    lands in between (here: while git runs) makes it read again, so the snapshot is never
+    older than the store. A stand-in ``git`` stores that capture itself, then answers."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    base = {"session_id": "s-race", "cwd": str(project), "transcript_path": None}
+    prompt = base | {"hook_event_name": "UserPromptSubmit", "prompt": "tidy the module"}
+    assert run_hook("UserPromptSubmit", prompt).returncode == 0
+    target = project / "landed_late.py"
+    late = base | {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(target), "content": "x = 1\n"},
+        "tool_response": {"type": "create", "filePath": str(target)},
+        "tool_use_id": "w1",
+    }
+    (tmp_path / "late.json").write_text(json.dumps(late))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    capture = " ".join(hook_command("PostToolUse"))
+    fake = bin_dir / "git"
+    fake.write_text(f"#!/bin/sh\n{capture} < '{tmp_path / 'late.json'}' >/dev/null 2>&1\nexit 0\n")
+    fake.chmod(0o755)
+    env = hook_env(PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    compact = base | {"hook_event_name": "PreCompact", "trigger": "auto"}
+    proc = run_hook("PreCompact", compact, env=env)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    with Store.open(paths.store_path(str(project), env), readonly=True) as store:
+        assert any("landed_late.py" in e.data for e in store.session_events("s-race"))
+        resume = store.latest_resume("s-race", kind="compact")
+    assert resume is not None and "landed_late.py" in str(resume["snapshot"])
+
+
+def test_reading_git_status_loads_no_slow_module(tmp_path: Path) -> None:
+    """The session's start is parsed without calendar/time.strptime, which would load re,
+    enum, datetime and locale (~30 ms) into the hook."""
+    repo = _repo(tmp_path)
+    base = {"session_id": "s-imp", "cwd": str(repo), "transcript_path": None}
+    prompt = base | {"hook_event_name": "UserPromptSubmit", "prompt": "go"}
+    assert run_hook("UserPromptSubmit", prompt).returncode == 0
+    (repo / "made_by_a_program.txt").write_text("x\n")
+    command = hook_command("PreCompact")
+    command[1:1] = ["-X", "importtime"]
+    compact = base | {"hook_event_name": "PreCompact", "trigger": "auto"}
+    result = subprocess.run(
+        command, input=json.dumps(compact).encode(), capture_output=True, env=hook_env(), timeout=30
+    )
+    assert (result.returncode, result.stdout) == (0, b"")
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in result.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert "ctxmode.worktree" in loaded
+    assert not loaded & {"re", "calendar", "datetime", "locale", "enum", "_strptime"}
+    with Store.open(paths.store_path(str(repo), hook_env()), readonly=True) as store:
+        assert any("made_by_a_program.txt" in e.data for e in store.session_events("s-imp"))

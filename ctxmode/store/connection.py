@@ -490,6 +490,14 @@ class Connection:
         return user_version(self.conn)
 
     @guarded
+    def data_version(self) -> int:
+        """A number that changes when another connection commits to the file (SQLite's
+        ``PRAGMA data_version``; this connection's own commits leave it as it is): a
+        caller can tell whether what it read is still current without reading it again."""
+        row = self.conn.execute("PRAGMA data_version").fetchone()
+        return int(row[0])
+
+    @guarded
     def get_meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
