@@ -10,7 +10,10 @@ Codex runs a hook only if the *user's* ``config.toml`` trusts it:
 
 without which it skips the hook in silence (``codex exec``) or asks first (the TUI). So
 install writes both, and the trust entries go in one block between two marker lines at
-the end of config.toml, which uninstall cuts out byte for byte. The block's first line
+the end of config.toml, which uninstall cuts out byte for byte (keeping what Codex itself
+added inside it: it writes a new table, e.g. a project's trust, before our end line).
+A project's ``.codex/hooks.json`` runs only in a project Codex trusts, which is the user's
+call (``project_trust``, ``project_notes``). The block's first line
 records what install added besides it (the files it created, a final newline), so that
 uninstall restores exactly what was there. Every install rewrites the block from the
 hooks.json it just wrote: the hashes follow a changed command (a hook whose hash no
@@ -272,12 +275,41 @@ def merge_trust(
 
 
 def unmerge_trust(text: str) -> tuple[str, set[str]]:
-    """``text`` without ctxmode's block, exactly as it was before install; and its flags."""
+    """``text`` without ctxmode's block, exactly as it was before install; and its flags.
+
+    What Codex itself wrote into the block is kept, in its place: Codex edits config.toml
+    keeping its layout, and puts a table it adds (``codex exec --trust``'s
+    ``[projects."DIR"]``, seen with 0.169.0) after the last table, that is before our end
+    line. Only our own entries (a ``[hooks.state."…"]`` line and its ``trusted_hash``) and
+    the two marker lines go.
+    """
     before, after, flags = _split_block(text)
-    rest = before + after
-    if "newline" in flags and rest.endswith("\n") and not after:
+    foreign = _foreign(text[len(before) : len(text) - len(after)])
+    rest = before + foreign + after
+    if "newline" in flags and rest.endswith("\n") and not after and not foreign:
         rest = rest[:-1]
     return rest, flags
+
+
+def _foreign(block: str) -> str:
+    """The lines of a block that ctxmode did not write."""
+    lines = block.splitlines(keepends=True)[1:-1]  # without the marker lines
+    kept = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        ours = (
+            line.startswith("[hooks.state.")
+            and line.rstrip("\r\n").endswith("]")
+            and i + 1 < len(lines)
+            and lines[i + 1].startswith("trusted_hash = ")
+        )
+        if ours:
+            i += 2
+            continue
+        kept.append(line)
+        i += 1
+    return "".join(kept)
 
 
 def trusted_keys(text: str) -> dict[str, str]:
@@ -378,7 +410,15 @@ def install(
         for key, value in trusted_block_entries(old_trust or "")
         if not key.startswith(hooks_file + ":")
     ] + trust_entries(hooks_file, new_hooks)
-    new_trust = merge_trust(old_trust or "", entries, trust_file, made)
+    if (
+        old_trust is not None
+        and old_hooks is not None
+        and trusted_block_entries(old_trust) == entries
+    ):
+        # Nothing to trust anew: the block stays as it is, with whatever Codex wrote into it.
+        new_trust = old_trust
+    else:
+        new_trust = merge_trust(old_trust or "", entries, trust_file, made)
     changed = (
         new_hooks != (old_hooks or "") or new_trust != (old_trust or "") or (old_hooks is None)
     )
@@ -390,11 +430,7 @@ def install(
         _write(trust_target, new_trust)
     notes = []
     if scope == "project":
-        notes.append(
-            f"Codex loads {hooks_file} only for a project you trust in Codex; its commands "
-            "name this machine's ctxmode, and each user's own config.toml must trust them "
-            "(each runs `ctxmode install --host codex --project DIR`)"
-        )
+        notes.extend(project_notes(hooks_file, new_trust, project_dir or ""))
     return CodexResult(
         scope,
         hooks_file,
@@ -407,6 +443,58 @@ def install(
         len(entries),
         tuple(notes),
     )
+
+
+def project_trust(trust_text: str, project_dir: str) -> str | None:
+    """The ``trust_level`` config.toml gives the project (``trusted``, ``untrusted``), or
+    None. Codex keys it on the project's root (the git work tree; a trusted parent folder
+    does not count, as seen with 0.169.0): the folder itself, else the work tree it is in."""
+    projects = _parse_toml(trust_text, "config.toml").get("projects")
+    if not isinstance(projects, dict):
+        return None
+    folder = os.path.realpath(os.path.expanduser(project_dir))
+    candidates = [folder]
+    probe = folder
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            candidates.append(probe)
+            break
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    for key in candidates:
+        entry = projects.get(key)
+        if isinstance(entry, dict) and isinstance(entry.get("trust_level"), str):
+            return str(entry["trust_level"])
+    return None
+
+
+def project_notes(hooks_file: str, trust_text: str, project_dir: str) -> list[str]:
+    """What a user must know about a project-scope install: Codex (0.169.0) skips *all* of
+    an untrusted project's ``.codex`` folder, hooks included, with nothing but a warning,
+    and ctxmode does not trust a project on the user's behalf (that enables every setting
+    and MCP server the project's config names)."""
+    level = project_trust(trust_text, project_dir)
+    root = os.path.dirname(os.path.dirname(hooks_file))
+    notes = [
+        f"{hooks_file} names this machine's ctxmode: each user runs "
+        "`ctxmode install --host codex --project DIR` to get hooks Codex trusts for them"
+    ]
+    if level == "untrusted":
+        notes.append(
+            f"Codex will not run these hooks: config.toml marks {root} untrusted, and Codex "
+            "skips an untrusted project's .codex folder (its trust_level must say "
+            '"trusted")'
+        )
+    elif level != "trusted":
+        notes.append(
+            f"Codex will not run these hooks yet: it skips the .codex folder of a project you "
+            f"have not trusted. Trust {root} once (`codex exec --trust` run in it, or the "
+            "codex TUI's prompt); ctxmode does not do it for you, as it enables all of the "
+            "project's Codex config"
+        )
+    return notes
 
 
 def uninstall(

@@ -331,3 +331,69 @@ def test_stdout_that_breaks_codexs_contract_is_reported(
         good = b'{"hookSpecificOutput": {"hookEventName": "%s", "additionalContext": "x"}}\n'
         assert proof.contract_problem(event, good % event.encode(), client) is None
     assert proof.contract_problem(event, b"", client) is None
+
+
+# -- the project scope: Codex's own trust of the project --------------------------------------
+
+
+def _codex_trusts(config: Path, project: Path) -> None:
+    """What `codex exec --trust` (0.169.0) did to a config.toml ending in ctxmode's block:
+    its table went after the last table, that is inside the block, before the end line."""
+    text = config.read_text()
+    end = text.index(codex_config.END)
+    config.write_text(
+        text[:end] + f'\n[projects."{project}"]\ntrust_level = "trusted"\n' + text[end:]
+    )
+
+
+def test_what_codex_writes_into_the_block_survives_install_and_uninstall(
+    codex_home: Path, project: Path
+) -> None:
+    config = codex_home / "config.toml"
+    codex_config.install("project", str(project))
+    _codex_trusts(config, project)
+    trusted = config.read_text()
+    assert codex_config.project_trust(trusted, str(project)) == "trusted"
+    # Installing again keeps the file as it is (nothing to trust anew) ...
+    assert codex_config.install("project", str(project)).action == "unchanged"
+    assert config.read_text() == trusted
+    # ... and so does an upgrade, which rewrites the block around the project's trust.
+    codex_config.install("project", str(project), python="/new/venv/bin/python")
+    assert codex_config.project_trust(config.read_text(), str(project)) == "trusted"
+    assert len(codex_config.trusted_block_entries(config.read_text())) == 5
+    codex_config.uninstall("project", str(project))
+    # ctxmode's lines are gone, Codex's stay; the file ctxmode made holds them now.
+    assert config.read_text() == f'\n[projects."{project}"]\ntrust_level = "trusted"\n'
+
+
+def test_project_trust_is_the_projects_own_entry(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    text = f'[projects."{repo}"]\ntrust_level = "trusted"\n'
+    assert codex_config.project_trust(text, str(repo)) == "trusted"
+    assert codex_config.project_trust(text, str(repo / "sub")) == "trusted"  # its work tree
+    assert codex_config.project_trust(text.replace("trusted", "untrusted"), str(repo)) == (
+        "untrusted"
+    )
+    # A trusted parent folder is not the project's trust (Codex 0.169.0 ran nothing then).
+    parent = f'[projects."{tmp_path}"]\ntrust_level = "trusted"\n'
+    assert codex_config.project_trust(parent, str(repo)) is None
+    assert codex_config.project_trust("", str(repo)) is None
+
+
+def test_a_project_install_says_codex_will_not_run_the_hooks_of_an_untrusted_project(
+    codex_home: Path, project: Path
+) -> None:
+    result = cli("install", "--host", "codex", "--project", str(project))
+    assert "Codex will not run these hooks yet" in result.output
+    assert f"Trust {project.resolve()} once (`codex exec --trust` run in it" in result.output
+    assert _codex_checks(codex_home, project)["project trusted"] == "fail"
+    _codex_trusts(codex_home / "config.toml", project.resolve())
+    again = cli("install", "--host", "codex", "--project", str(project))
+    assert "will not run" not in again.output and "already installed" in again.output
+    assert _codex_checks(codex_home, project)["project trusted"] == "ok"
+    config = codex_home / "config.toml"
+    config.write_text(config.read_text().replace('"trusted"', '"untrusted"'))
+    marked = cli("install", "--host", "codex", "--project", str(project))
+    assert "marks" in marked.output and "untrusted" in marked.output

@@ -57,6 +57,8 @@ def check_codex(ctx: Context) -> list[Check]:
             continue
         registered_any = True
         checks.extend(_file_checks(scope, path, text, found, entries, trusted))
+        if scope == "project":
+            checks.append(_project_trust(path, trust_text))
     # Codex without ctxmode is a choice, not a finding: nothing to report then.
     return checks if registered_any or checks else []
 
@@ -108,3 +110,22 @@ def _file_checks(
             Check(GROUP, f"{scope} trust", OK, f"all {len(entries)} ctxmode hooks trusted")
         )
     return checks
+
+
+def _project_trust(path: str, trust_text: str) -> Check:
+    """A project's .codex folder runs only in a project Codex trusts (0.169.0: otherwise
+    `codex exec` warns once and runs none of its hooks)."""
+    root = os.path.dirname(os.path.dirname(path))
+    level = codex_config.project_trust(trust_text, root)
+    if level == "trusted":
+        return Check(GROUP, "project trusted", OK, f"Codex trusts {root}")
+    return Check(
+        GROUP,
+        "project trusted",
+        FAIL,
+        f"Codex does not trust {root} ({level or 'no trust_level'}): it runs none of the "
+        f"hooks in {path}",
+        f"trust it once: `codex exec --trust` in {root} (or the codex TUI's prompt)"
+        if level != "untrusted"
+        else f'set trust_level = "trusted" for {root} in config.toml',
+    )

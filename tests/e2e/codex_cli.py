@@ -150,11 +150,14 @@ def run_codex(
     env: dict[str, str],
     resume: str | None = None,
     config: tuple[str, ...] = (),
+    flags: tuple[str, ...] = (),
     timeout: float = 180,
 ) -> Run:
-    """``codex exec [resume ID] PROMPT`` against the mock at ``base_url``; never raises on exit."""
+    """``codex exec [FLAGS] [resume ID] PROMPT`` against the mock at ``base_url`` (``flags``:
+    more options of exec, e.g. ``--trust``); never raises on exit."""
     args = [
         "exec",
+        *flags,
         "--dangerously-bypass-approvals-and-sandbox",
         "--color",
         "never",

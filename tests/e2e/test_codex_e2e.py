@@ -48,22 +48,28 @@ def codex() -> codex_cli.CodexInstall:
 class CodexWorld:
     """One scenario: the harness (HOME, data root, ctxmode's venv), a CODEX_HOME of its own."""
 
-    def __init__(self, e2e: Harness, codex: codex_cli.CodexInstall) -> None:
+    def __init__(self, e2e: Harness, codex: codex_cli.CodexInstall, *scope: str) -> None:
         self.e2e = e2e
         self.codex = codex
         self.codex_home = (e2e.root / "codex-home").resolve()
         self.codex_home.mkdir()
         self.api: MockResponses | None = None
+        # With the proof run: the installed commands fed a Codex session as Codex runs them.
+        self.installed = self.ctxmode("install", "--host", "codex", *scope, "--verify")
+        assert "for Codex: 5 hooks" in self.installed.stdout, self.installed.stdout
+        assert "; verified: 10 hook calls" in self.installed.stdout, self.installed.stdout
+
+    def ctxmode(self, *args: str) -> subprocess.CompletedProcess[str]:
         out = subprocess.run(
-            [str(e2e.ctx.ctxmode), "install", "--host", "codex"],
+            [str(self.e2e.ctx.ctxmode), *args],
             env=self.env(),
             capture_output=True,
             text=True,
             timeout=60,
             check=False,
         )
-        assert out.returncode == 0, out.stderr
-        assert "for Codex: 5 hooks" in out.stdout, out.stdout
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out
 
     def env(self) -> dict[str, str]:
         env = self.e2e.env()
@@ -165,6 +171,45 @@ def test_codex_session_edits_commits_fails_compacts_and_resumes(world: CodexWorl
     assert "Reconcile ledger totals" in snapshot
     assert FAILING in snapshot
     assert world.log_errors() == []
+
+
+def test_a_project_scope_install_runs_once_codex_trusts_the_project(
+    e2e: Harness, codex: codex_cli.CodexInstall
+) -> None:
+    """``install --host codex --project DIR``: Codex runs DIR/.codex/hooks.json only in a
+    project it trusts (its own gate, which ctxmode leaves to the user); once trusted, the
+    trust entries ctxmode wrote for that file are honoured, and Codex's own trust entry
+    survives ctxmode's uninstall and install."""
+    proj = e2e.project("scoped")
+    world = CodexWorld(e2e, codex, "--project", str(proj))
+    try:
+        assert "Codex will not run these hooks yet" in world.installed.stderr
+        world.api = MockResponses(
+            Steps(shell("echo scoped > out.txt"), final="Wrote it."),
+            e2e.root / "codex-project.jsonl",
+        ).__enter__()
+        untrusted = world.run("Write out.txt.", proj)
+        assert untrusted.hook_lines() == [], untrusted.describe()
+        assert "Untrusted project-local configuration is disabled" in untrusted.stderr
+        # The user trusts the project the way Codex offers (`codex exec --trust`).
+        world.api.script = Steps(shell("echo scoped > out2.txt"), final="Wrote it.")
+        trusted = world.run("Write out2.txt.", proj, flags=("--trust",))
+        assert "hook: PostToolUse Completed" in trusted.hook_lines(), trusted.describe()
+        paths = [str(e.get("data")) for e in _events(_dump(world, proj))]
+        assert any("out2.txt" in data for data in paths), paths
+        # Codex wrote its trust into ctxmode's block: uninstall and install keep it.
+        world.ctxmode("uninstall", "--host", "codex", "--project", str(proj))
+        again = world.ctxmode("install", "--host", "codex", "--project", str(proj))
+        assert "will not run" not in again.stderr, again.stderr
+        world.api.script = Steps(shell("echo scoped > out3.txt"), final="Wrote it.")
+        later = world.run("Write out3.txt.", proj)
+        assert "hook: PostToolUse Completed" in later.hook_lines(), later.describe()
+        paths = [str(e.get("data")) for e in _events(_dump(world, proj))]
+        assert any("out3.txt" in data for data in paths), paths
+        assert world.log_errors() == []
+    finally:
+        if world.api is not None:
+            world.api.__exit__(None, None, None)
 
 
 def _end_snapshots(world: CodexWorld, project: Path) -> list[object]:
