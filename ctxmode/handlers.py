@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from ctxmode.events import SessionEvent
     from ctxmode.payload import HookInput
     from ctxmode.store import Resume
+    from ctxmode.worktree import Pending
 
 # How long a compaction snapshot is reserved for its own session (see on_session_start).
 COMPACT_GRACE_SECONDS = 600.0
@@ -504,23 +505,37 @@ def _flush(store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]) -
 def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     store = _open(ctx)
+    status = None
     try:
         _flush(store, inp, ctx, cfg)
         _store_late(store, inp, ctx, cfg)
-        # One read of the session (of 1,000 events: ~15% of this hook's instructions) serves
-        # git status and the snapshot. It is read again only if the session may have
-        # changed in between: git status recorded files, or another process committed
-        # (a capture landing late); never a snapshot older than the store.
+        # git status runs while the session is read (each takes a few ms). One read (of
+        # 1,000 events: ~15% of this hook's instructions) serves git status and the
+        # snapshot. It is read again only if the session may have changed in between:
+        # git status recorded files, or another process committed (a capture landing
+        # late); never a snapshot older than the store.
+        status = _start_git_status(inp, ctx)
         version = store.data_version()
         events = store.session_events(inp.session_id)
-        if _store_worktree_changes(store, inp, ctx, cfg, events) or (
+        if _store_worktree_changes(store, inp, ctx, cfg, events, status) or (
             store.data_version() != version
         ):
             events = store.session_events(inp.session_id)
         _save_compact_snapshot(store, inp, cfg, ctx, events)
     finally:
+        if status is not None:
+            status.close()  # an error came before git's answer was read: end git too
         store.close()
     return None  # PreCompact must never print hookSpecificOutput
+
+
+def _start_git_status(inp: HookInput, ctx: Context) -> Pending | None:
+    """``git status`` of the project started (ctxmode.worktree), if it is a repository."""
+    if not os.path.exists(os.path.join(inp.project_dir, ".git")):
+        return None
+    from ctxmode import worktree
+
+    return worktree.start_status(inp.project_dir, min(worktree.GIT_TIMEOUT, ctx.remaining() / 3))
 
 
 def _store_worktree_changes(
@@ -529,16 +544,17 @@ def _store_worktree_changes(
     ctx: Context,
     cfg: dict[str, object],
     events: list[SessionEvent],
+    status: Pending | None,
 ) -> bool:
     """Files the shell changed (``sed -i``, ``>``, ``mv``…), from the repository's own view
     (``git status``, affordable here), recorded before the snapshot lists the files
-    (ctxmode.worktree). ``events``: the session's, as stored. Whether any were stored."""
-    if not os.path.exists(os.path.join(inp.project_dir, ".git")):
+    (ctxmode.worktree). ``events``: the session's, as stored; ``status``: git status
+    started (None: no repository). Whether any were stored."""
+    if status is None:
         return False
     from ctxmode import worktree
 
-    timeout = min(worktree.GIT_TIMEOUT, ctx.remaining() / 3)
-    found = worktree.new_file_events(events, inp.project_dir, timeout, inp.event)
+    found = worktree.new_file_events(events, inp.project_dir, status, inp.event)
     excluded = cfg.get("exclude_paths")
     if found and excluded:
         found = _drop_excluded(found, excluded)  # type: ignore[arg-type]

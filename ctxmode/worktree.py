@@ -7,8 +7,9 @@ events do not name yet, modified since the session's first event, becomes a file
 (``via: "git status"``), so the snapshot's files list every changed file however it changed.
 A file already dirty before the session started is left out (its mtime is older).
 
-``changed_files`` runs git; ``reconcile`` is pure; ``new_file_events`` puts them together
-for the PreCompact handler.
+``start_status`` starts git and ``changed_files`` reads its answer (the hook reads the
+store in between); ``reconcile`` is pure; ``new_file_events`` puts them together for the
+PreCompact handler.
 """
 
 from __future__ import annotations
@@ -27,24 +28,67 @@ MAX_FILES = 200
 VIA = "git status"
 
 
-def changed_files(tree: str, timeout: float = GIT_TIMEOUT) -> list[tuple[str, str]] | None:
-    """(status, path relative to ``tree``) of each changed file; None if git cannot tell.
+def start_status(tree: str, timeout: float = GIT_TIMEOUT) -> Pending:
+    """``git status`` of ``tree`` started, not waited for: the hook reads the session from
+    the store meanwhile (git takes about as long), then :func:`changed_files` reads it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # never take the index lock from under the agent
+    argv = ["git", "-C", tree, "status", "--porcelain=v1", "-z", "--untracked-files=all"]
+    return start(argv, env, timeout)
+
+
+def changed_files(status: Pending) -> list[tuple[str, str]] | None:
+    """(status, path relative to the tree) of each changed file that the ``git status``
+    of :func:`start_status` lists; None if git cannot tell.
 
     Status: ``M`` modified, ``A`` added or untracked, ``D`` deleted, ``R`` renamed (the new
     path). Ignored files are left out, as git leaves them out.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_OPTIONAL_LOCKS"] = "0"  # never take the index lock from under the agent
-    argv = ["git", "-C", tree, "status", "--porcelain=v1", "-z", "--untracked-files=all"]
-    out = run(argv, env, timeout)
+    out = status.output()
     return None if out is None else parse_status(out.decode("utf-8", "surrogateescape"))
 
 
 def run(argv: list[str], env: dict[str, str], timeout: float) -> bytes | None:
-    """A command's stdout, or None (failed, or still running at ``timeout``: killed).
+    """A command's stdout, or None (failed, or still running at ``timeout``: killed)."""
+    return start(argv, env, timeout).output()
+
+
+class Pending:
+    """A command :func:`start` started: :meth:`output` waits for it (bounded) once;
+    :meth:`close` ends it unread, so no child outlives an error of its caller."""
+
+    __slots__ = ("deadline", "fd", "pid", "result")
+
+    def __init__(
+        self, pid: int = 0, fd: int = -1, deadline: float = 0.0, result: bytes | None = None
+    ) -> None:
+        self.pid, self.fd, self.deadline, self.result = pid, fd, deadline, result
+
+    def output(self) -> bytes | None:
+        """Its stdout once it ended with status 0; None if it failed, or was still running
+        at its deadline (then it is killed)."""
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            self.result = _collect(pid, self.fd, self.deadline)
+        return self.result
+
+    def close(self) -> None:
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            os.close(self.fd)
+            try:
+                os.kill(pid, 9)  # git status takes no lock (GIT_OPTIONAL_LOCKS=0): safe
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def start(argv: list[str], env: dict[str, str], timeout: float) -> Pending:
+    """``argv`` started with its stdout to a pipe, ``timeout`` seconds from now to end.
 
     posix_spawn and select, not subprocess: a hook must not load subprocess's imports
-    (re, enum, collections… tests/test_bench.py); elsewhere subprocess it is.
+    (re, enum, collections… tests/test_bench.py); elsewhere subprocess it is (and runs
+    to its end here: nothing is left to run beside the caller).
     """
     spawn = getattr(os, "posix_spawnp", None)
     if spawn is None:
@@ -53,9 +97,8 @@ def run(argv: list[str], env: dict[str, str], timeout: float) -> bytes | None:
         try:
             proc = subprocess.run(argv, capture_output=True, env=env, timeout=timeout, check=False)
         except (OSError, subprocess.SubprocessError):
-            return None
-        return proc.stdout if proc.returncode == 0 else None
-    import select
+            return Pending()
+        return Pending(result=proc.stdout if proc.returncode == 0 else None)
     import time
 
     read_end, write_end = os.pipe()
@@ -74,12 +117,19 @@ def run(argv: list[str], env: dict[str, str], timeout: float) -> bytes | None:
         )
     except OSError:
         os.close(read_end)
-        return None
+        return Pending()
     finally:
         os.close(write_end)
         os.close(devnull)
+    return Pending(pid, read_end, time.monotonic() + timeout)
+
+
+def _collect(pid: int, fd: int, deadline: float) -> bytes | None:
+    """Read ``pid``'s stdout from ``fd`` to its end, killing it at ``deadline``; reap it."""
+    import select
+    import time
+
     chunks: list[bytes] = []
-    deadline = time.monotonic() + timeout
     try:
         while True:
             left = deadline - time.monotonic()
@@ -87,14 +137,14 @@ def run(argv: list[str], env: dict[str, str], timeout: float) -> bytes | None:
                 os.kill(pid, 9)
                 os.waitpid(pid, 0)
                 return None
-            ready, _, _ = select.select([read_end], [], [], left)
+            ready, _, _ = select.select([fd], [], [], left)
             if ready:
-                data = os.read(read_end, 65536)
+                data = os.read(fd, 65536)
                 if not data:
                     break
                 chunks.append(data)
     finally:
-        os.close(read_end)
+        os.close(fd)
     _, status = os.waitpid(pid, 0)
     return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
 
@@ -163,13 +213,15 @@ def mtimes_of(tree: str, paths: Iterable[str]) -> dict[str, float | None]:
 
 
 def new_file_events(
-    events: Sequence[SessionEvent], tree: str, timeout: float, source_hook: str
+    events: Sequence[SessionEvent], tree: str, status: Pending, source_hook: str
 ) -> list[SessionEvent]:
-    """File events for what ``git status`` shows changed in ``tree`` since the session's
-    first event (``events``: the session's, oldest first) that no event names yet."""
+    """File events for what ``git status`` (``status``, of ``tree``: :func:`start_status`)
+    shows changed since the session's first event (``events``: the session's, oldest
+    first) that no event names yet."""
     if not events:
+        status.close()  # nothing to reconcile with: no need to wait for git
         return []
-    changed = changed_files(tree, timeout)
+    changed = changed_files(status)
     if not changed:
         return []
     from ctxmode import fastjson

@@ -197,3 +197,22 @@ def test_reading_git_status_loads_no_slow_module(tmp_path: Path) -> None:
     assert not loaded & {"re", "calendar", "datetime", "locale", "enum", "_strptime"}
     with Store.open(paths.store_path(str(repo), hook_env()), readonly=True) as store:
         assert any("made_by_a_program.txt" in e.data for e in store.session_events("s-imp"))
+
+
+def test_a_git_left_unread_is_ended_and_reaped() -> None:
+    """PreCompact starts git status before it reads the store: on an error in between,
+    or at the deadline, git is killed and reaped, never left running."""
+    env = {"PATH": os.environ.get("PATH", "")}
+    unread = worktree.start(["sleep", "600"], env, worktree.GIT_TIMEOUT)
+    pid = unread.pid
+    assert pid  # started beside the caller (posix_spawn), not run to its end
+    unread.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped already: no child of that id is left
+    late = worktree.start(["sleep", "600"], env, 0.05)
+    pid = late.pid
+    assert late.output() is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+    assert worktree.start(["sh", "-c", "printf ok"], env, worktree.GIT_TIMEOUT).output() == b"ok"
+    assert worktree.start(["sh", "-c", "exit 3"], env, worktree.GIT_TIMEOUT).output() is None
