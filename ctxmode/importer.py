@@ -5,13 +5,23 @@ side — where transcripts live, what a record means — is the host's
 (``hosts/claude_code_transcripts.py``); this module decides which store each file goes to
 (:func:`locate`, from the cwd its records name), runs the hooks' own masking and extractors
 (``handlers._masked`` / ``handlers._extract``, with the project's config), and writes
-each file's new records in one transaction with its progress (``store/imports.py``).
+each window of a file's new records in one transaction with its progress
+(``store/imports.py``).
+
+A file is read in windows of :data:`WINDOW` bytes, never whole (a long session's
+transcript runs to hundreds of MB): each window is cut at its last line end, read
+(``transcripts.read``), imported, and the next one starts at the chunk's offset. A window
+that makes no progress (a call's result or a compaction's summary lies beyond it) is read
+again twice as large, so any file completes. What one window reads past its offset is read
+again by the next, and skipped there: the calls already taken are remembered for the file,
+and compactions are numbered on from the count before the window.
 
 Incremental and idempotent: ``import_progress`` keeps, per file, the offset read so far
 (a line end, never past a ``tool_use`` still waiting for its result), a hash of the file's
 head (a file replaced under the same name starts again) and its mtime; a file whose size
-and mtime did not change is not even opened. What the hooks captured already is not
-stored twice (the store skips known ``tool_use_id``s and known prompts).
+and mtime did not change is not even opened. Each window commits with its progress, so a
+killed import resumes after the last committed window. What the hooks captured already is
+not stored twice (the store skips known ``tool_use_id``s and known prompts).
 """
 
 from __future__ import annotations
@@ -29,13 +39,17 @@ from ctxmode.store import imports as store_imports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
-    from typing import Any
+    from typing import Any, BinaryIO
 
     from ctxmode.events import SessionEvent
     from ctxmode.payload import HookInput
 
 # The head whose hash tells a file replaced under the same name from one that grew.
 HEAD_BYTES = 4096
+# How much of a transcript is read and imported at a time (one transaction each): the
+# import's memory is bounded by it, not by the file. 8 MiB is a few thousand records,
+# enough that the per-window cost (a transaction, a session's known calls) is noise.
+WINDOW = 8 * 1024 * 1024
 IGNORE_FILE = ".ctxmode-ignore"
 
 
@@ -243,37 +257,175 @@ def _run_open(
         store.close()
 
 
-def head_hash(data: bytes, offset: int) -> str:
-    return sha256_hex(data[: min(HEAD_BYTES, offset)].decode("latin-1"))
+def head_hash(head: bytes, offset: int) -> str:
+    """The hash of a file's first ``min(HEAD_BYTES, offset)`` bytes (``head``: at least those)."""
+    return sha256_hex(head[: min(HEAD_BYTES, offset)].decode("latin-1"))
+
+
+class FileRun:
+    """What one import of a file carries from window to window.
+
+    Its progress so far, the compactions before the next window (to number those in it),
+    the calls taken (a window re-reads what lies past its offset: those are skipped
+    there, and in a dry run, whose windows roll back, too), the prompts and other events
+    without a call added (a later window must not add one again that the cap evicted in
+    between, nor a dry run's, rolled back), the open failures per session
+    (as one read of the whole would track them), and the records' envelope so far (cwd,
+    branch, first and last time), which every session's row gets as from one whole read.
+    """
+
+    __slots__ = (
+        "added",
+        "boundaries",
+        "branch",
+        "counted_seq",
+        "cwd",
+        "first_at",
+        "known_calls",
+        "last_at",
+        "open_errors",
+        "progress",
+        "seen",
+        "session_id",
+        "sessions",
+        "worktree",
+    )
+
+    def __init__(self, progress: store_imports.Progress, boundaries: int) -> None:
+        self.progress = progress
+        self.boundaries = boundaries
+        self.counted_seq = boundaries  # compactions counted in the totals up to here
+        self.added = 0
+        self.session_id = ""
+        self.cwd = ""
+        self.branch = ""
+        self.worktree: str | None = None
+        self.first_at = ""
+        self.last_at = ""
+        self.known_calls: dict[str, set[str]] = {}
+        self.open_errors: dict[str, set[str]] = {}
+        self.seen: dict[str, set[tuple[str, str]]] = {}  # the prompts (and such) added so far
+        self.sessions: dict[str, None] = {}  # the sessions given a row, in order
+
+    def take(self, chunk: transcripts.Chunk) -> None:
+        """Widen the envelope by a window's records."""
+        self.session_id = self.session_id or chunk.session_id
+        self.cwd = self.cwd or chunk.cwd
+        self.branch = self.branch or chunk.branch
+        if chunk.first_at and (not self.first_at or chunk.first_at < self.first_at):
+            self.first_at = chunk.first_at
+        self.last_at = max(self.last_at, chunk.last_at)
+
+    def worktree_of_cwd(self) -> str:
+        if self.worktree is None:
+            self.worktree = worktree_of(self.cwd)
+        return self.worktree
 
 
 def import_file(store: Store, item: Transcript, cfg: dict[str, object], totals: Totals) -> int:
-    """Import what ``item`` holds past its saved progress; return how many events were added."""
+    """Import what ``item`` holds past its saved progress, a window at a time; return how
+    many events were added."""
     before = store_imports.progress(store, item.path)
     if before is not None and before.offset == item.size and before.mtime_ns == item.mtime_ns:
         totals.unchanged += 1
         return 0
     with open(item.path, "rb") as fh:
-        data = fh.read()
-    start = 0
-    if before is not None:
-        grown = len(data) >= before.offset
-        if grown and head_hash(data, before.offset) == before.head_hash:
-            start = before.offset
-        else:
-            before = None  # replaced under the same name: start again
-    totals.files += 1
-    totals.bytes += len(data) - start
-    chunk = transcripts.read(
-        data, start, agent_id=item.agent_id, agent_type=item.agent_type, path=item.path
-    )
-    parts, compactions = _convert(store, chunk, item, cfg)
-    prior = before or store_imports.Progress(item.path)
+        size = os.fstat(fh.fileno()).st_size
+        head = fh.read(HEAD_BYTES)
+        start = 0
+        if before is not None:
+            if size >= before.offset and head_hash(head, before.offset) == before.head_hash:
+                start = before.offset
+            else:
+                before = None  # replaced under the same name: start again
+        totals.files += 1
+        totals.bytes += size - start
+        run = FileRun(before or store_imports.Progress(item.path), _boundaries_before(fh, start))
+        pos = start
+        window = WINDOW
+        while True:
+            data, last = _read_window(fh, pos, size, window)
+            if data is None:  # one line longer than the window
+                window *= 2
+                continue
+            chunk = transcripts.read(
+                data,
+                agent_id=item.agent_id,
+                agent_type=item.agent_type,
+                path=item.path,
+                boundaries_before=run.boundaries,
+            )
+            if chunk.offset == 0 and not last:
+                window *= 2  # a call's result (or a summary) lies beyond: look further
+                continue
+            _import_window(store, item, cfg, totals, run, chunk, pos + chunk.offset, head, last)
+            run.boundaries += chunk.boundaries
+            pos += chunk.offset
+            if last:
+                break
+            window = WINDOW
+    return run.added
+
+
+def _read_window(fh: BinaryIO, pos: int, size: int, window: int) -> tuple[bytes | None, bool]:
+    """``(bytes from pos up to a line end, is it the file's last window?)``; ``None`` for
+    the bytes when no line ends within ``window``."""
+    fh.seek(pos)
+    data = fh.read(max(0, min(window, size - pos)))
+    if pos + len(data) >= size or len(data) < window:
+        return data, True  # the rest of the file (bytes past its size then are for next time)
+    cut = data.rfind(b"\n") + 1
+    if cut == 0:
+        return None, False
+    return (data[:cut] if cut < len(data) else data), False
+
+
+def _boundaries_before(fh: BinaryIO, end: int) -> int:
+    """Compactions in the file's first ``end`` bytes (a resumed import numbers on from
+    them), counted a window at a time."""
+    mark = transcripts.BOUNDARY_MARK
+    count = pos = 0
+    tail = b""
+    fh.seek(0)
+    while pos < end:
+        block = fh.read(min(WINDOW, end - pos))
+        if not block:
+            break
+        pos += len(block)
+        data = tail + block
+        count += transcripts.count_boundaries(data)
+        tail = data[1 - len(mark) :]  # a mark cut in two is counted with the next block
+    return count
+
+
+def _import_window(
+    store: Store,
+    item: Transcript,
+    cfg: dict[str, object],
+    totals: Totals,
+    run: FileRun,
+    chunk: transcripts.Chunk,
+    offset: int,
+    head: bytes,
+    last: bool,
+) -> None:
+    """One window's chunk → the store, in one transaction with the file's progress."""
+    run.take(chunk)
+    parts, compactions = _convert(store, chunk, item, cfg, run)
+    prior = run.progress
+    if last:
+        # The file's last window: every session given a row learns the whole run's
+        # envelope (its last time may lie in a window that held none of its events), and
+        # so does the file's session an earlier run gave events to.
+        if prior.events and prior.session_id and run.last_at:
+            run.sessions.setdefault(prior.session_id, None)
+        named = {p.session_id for p in parts}
+        parts.extend(_part(run, item, sid) for sid in run.sessions if sid not in named)
     done = store_imports.Progress(
         item.path,
-        chunk.session_id or prior.session_id,
-        chunk.offset,
-        head_hash(data, chunk.offset),
+        run.session_id or prior.session_id,
+        offset,
+        head_hash(head, offset),
         item.mtime_ns,
         prior.records + chunk.records,
         prior.events,
@@ -281,28 +433,48 @@ def import_file(store: Store, item: Transcript, cfg: dict[str, object], totals: 
     )
     cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
     added = store_imports.import_chunk(
-        store, parts, compactions, done, max_events=cap, dry_run=totals.dry_run
+        store,
+        parts,
+        compactions,
+        done,
+        max_events=cap,
+        dry_run=totals.dry_run,
+        seen=run.seen,
     )
+    done.events += added
+    run.progress = done
+    run.added += added
     totals.records += chunk.records
     totals.skipped += chunk.skipped
     totals.unknown += chunk.unknown
     totals.truncated += int(chunk.truncated)
     totals.events += added
-    totals.compactions += len(compactions)
+    for _, seq, *_ in compactions:
+        if seq > run.counted_seq:  # not one read again past the last window's offset
+            run.counted_seq = seq
+            totals.compactions += 1
     totals.sessions.update(p.session_id for p in parts)
-    return added
+
+
+def _part(run: FileRun, item: Transcript, session_id: str) -> store_imports.SessionPart:
+    part = store_imports.SessionPart(session_id, item.project, transcripts.CLIENT)
+    part.cwd, part.branch = run.cwd, run.branch
+    part.worktree = run.worktree_of_cwd()
+    part.first_at, part.last_at = run.first_at, run.last_at
+    run.sessions[session_id] = None
+    return part
 
 
 def _convert(
-    store: Store, chunk: transcripts.Chunk, item: Transcript, cfg: dict[str, object]
+    store: Store, chunk: transcripts.Chunk, item: Transcript, cfg: dict[str, object], run: FileRun
 ) -> tuple[list[store_imports.SessionPart], list[tuple[str, int, str, str | None, str]]]:
     """The chunk's items → per-session events (the hooks' extraction) and compaction rows."""
     from ctxmode import handlers
 
     parts: dict[str, store_imports.SessionPart] = {}
     compactions: list[tuple[str, int, str, str | None, str]] = []
-    open_errors: dict[str, set[str]] = {}
-    known_calls: dict[str, set[str]] = {}
+    open_errors = run.open_errors
+    known_calls = run.known_calls
     seq = chunk.boundaries_before
     patterns = cfg.get("redact_patterns")
     extras: tuple[Any, ...] = tuple(patterns) if isinstance(patterns, list) else ()
@@ -310,12 +482,7 @@ def _convert(
     def part_of(session_id: str) -> store_imports.SessionPart:
         part = parts.get(session_id)
         if part is None:
-            part = parts[session_id] = store_imports.SessionPart(
-                session_id, item.project, transcripts.CLIENT
-            )
-            part.cwd, part.branch = chunk.cwd, chunk.branch
-            part.worktree = worktree_of(chunk.cwd)
-            part.first_at, part.last_at = chunk.first_at, chunk.last_at
+            part = parts[session_id] = _part(run, item, session_id)
         return part
 
     for entry in chunk.items:
@@ -343,6 +510,7 @@ def _convert(
                 )
             if inp.tool_use_id in known:
                 continue
+            known.add(inp.tool_use_id)  # taken: a window that reads it again skips it
         inp.project_dir = item.project
         inp = handlers._masked(inp, cfg)
         events = handlers._extract(inp, cfg)

@@ -189,13 +189,20 @@ class Chunk:
     """What :func:`read` made of a file from ``start`` on.
 
     ``offset``: where the next read starts — a line end, never past a ``tool_use`` whose
-    result was not read yet (so a pair split across two runs is still paired). ``records``,
+    result was not read yet (so a pair split across two runs is still paired), nor past a
+    compaction whose summary may still come (nothing but bookkeeping read after it yet:
+    the summary is the next user record). ``records``,
     ``skipped``, ``unknown`` count the lines before ``offset`` only; the lines after it
     are read again next time (and what they yield is deduplicated by the store).
-    ``truncated``: an unfinished last line was left for later.
+    ``truncated``: an unfinished last line was left for later. ``boundaries_before``: the
+    compactions before ``start``; ``boundaries``: those between ``start`` and ``offset``
+    (the next read's ``boundaries_before`` is the sum). ``cwd``, ``branch``: the
+    first the records name (what the hooks keep: a session's first call sets them);
+    ``first_at``, ``last_at``: the earliest and latest record times.
     """
 
     __slots__ = (
+        "boundaries",
         "boundaries_before",
         "branch",
         "cwd",
@@ -223,6 +230,7 @@ class Chunk:
         self.first_at = ""
         self.last_at = ""
         self.boundaries_before = 0
+        self.boundaries = 0
 
 
 BOUNDARY_MARK = b'"subtype":"compact_boundary"'
@@ -244,17 +252,30 @@ def read(
     agent_id: str | None = None,
     agent_type: str | None = None,
     path: str = "",
+    boundaries_before: int | None = None,
 ) -> Chunk:
-    """The records of ``data[start:]`` (a whole transcript's bytes) as :class:`Chunk`."""
+    """The records of ``data[start:]`` as :class:`Chunk`.
+
+    ``data``: a whole transcript's bytes, or a window of one that starts at a line start
+    (``ctxmode import`` reads a file in windows); then ``boundaries_before`` says how many
+    compactions the file holds before it (None: counted in ``data[:start]``).
+    """
     import orjson
 
     loads = orjson.loads
     chunk = Chunk(start)
-    chunk.boundaries_before = count_boundaries(data[:start]) if start else 0
+    if boundaries_before is None:
+        boundaries_before = count_boundaries(data[:start]) if start else 0
+    chunk.boundaries_before = boundaries_before
     pending: dict[str, tuple[dict[str, Any], int, dict[str, Any]]] = {}
     # Per line before the safe offset: (end offset, counted as skipped?, as unknown?)
     marks: list[tuple[int, int, int]] = []
     boundary: Boundary | None = None
+    # Where the last compaction's line starts while its summary may still come (only
+    # bookkeeping read since): the offset stays before it, so that a read cut between the
+    # two reads the pair again next time, as a tool call waiting for its result.
+    open_boundary = -1
+    boundary_starts: list[int] = []
     sidechain_file = agent_id is not None
     pos = start
     size = len(data)
@@ -289,9 +310,19 @@ def read(
                 trigger = _s(meta.get("trigger")) if isinstance(meta, dict) else ""
                 boundary = Boundary(_s(record.get("sessionId")), trigger, at)
                 chunk.items.append(boundary)
+                open_boundary = line_start
+                boundary_starts.append(line_start)
             continue
         message = record.get("message")
         content = message.get("content") if isinstance(message, dict) else None
+        if kind == "user" and record.get("isCompactSummary"):
+            # The summary belongs to the compaction just before it, if nothing but
+            # bookkeeping came between (else that compaction is settled without one).
+            if open_boundary != -1 and boundary is not None and isinstance(content, str):
+                boundary.summary = compact_summary(content)
+            open_boundary = -1
+            continue
+        open_boundary = -1  # any other turn settles the last compaction
         if kind == "assistant":
             if isinstance(content, list):
                 for block in content:
@@ -300,11 +331,7 @@ def read(
                         if tool_id:
                             pending[tool_id] = (block, line_start, record)
             continue
-        # a user record: a summary, a prompt, or tool results
-        if record.get("isCompactSummary"):
-            if boundary is not None and boundary.summary is None and isinstance(content, str):
-                boundary.summary = compact_summary(content)
-            continue
+        # a user record: a prompt, or tool results
         if isinstance(content, str) or _only_text(content):
             if sidechain_file or record.get("isSidechain") or _client_turn(record):
                 continue
@@ -334,7 +361,10 @@ def read(
     safe = pos
     if pending:
         safe = min(begin for _, begin, _ in pending.values())
+    if open_boundary != -1:
+        safe = min(safe, open_boundary)
     chunk.offset = safe
+    chunk.boundaries = sum(1 for begin in boundary_starts if begin < safe)
     for line_end, bad, unknown in marks:
         if line_end > safe:
             break
@@ -355,12 +385,10 @@ def compact_summary(content: str) -> str:
 def _envelope(chunk: Chunk, record: dict[str, Any], at: str) -> None:
     if not chunk.session_id:
         chunk.session_id = _s(record.get("sessionId"))
-    cwd = _s(record.get("cwd"))
-    if cwd:
-        chunk.cwd = cwd
-    branch = _s(record.get("gitBranch"))
-    if branch:
-        chunk.branch = branch
+    if not chunk.cwd:
+        chunk.cwd = _s(record.get("cwd"))
+    if not chunk.branch:
+        chunk.branch = _s(record.get("gitBranch"))
     if at:
         if not chunk.first_at or at < chunk.first_at:
             chunk.first_at = at

@@ -186,6 +186,7 @@ def import_chunk(
     *,
     max_events: int,
     dry_run: bool = False,
+    seen: dict[str, set[tuple[str, str]]] | None = None,
 ) -> int:
     """Write one transcript chunk in one transaction; return how many events were new.
 
@@ -193,13 +194,17 @@ def import_chunk(
     ``done``: the file's progress after this chunk, its ``events`` not counting this
     chunk's (added here); None keeps none.
     ``dry_run``: do it all, count, and roll back.
+    ``seen``: per session, the ``(type, data hash)`` of the events without a
+    ``tool_use_id`` that earlier chunks of the same file added, kept up to date here: a
+    dry run's chunks roll back, and the cap may have evicted them since, and the next
+    chunk would add them again where one read of the whole file would not.
     """
     conn = store.conn
     added = 0
     try:
         with _Tx(conn):
             for part in parts:
-                added += _insert_part(conn, part, max_events)
+                added += _insert_part(conn, part, max_events, seen)
             for sid, seq, trigger, summary, at in compactions:
                 stamp = at or iso_utc()
                 conn.execute(
@@ -226,7 +231,12 @@ def import_chunk(
     return added
 
 
-def _insert_part(db: _sqlite3.Connection, part: SessionPart, max_events: int) -> int:
+def _insert_part(
+    db: _sqlite3.Connection,
+    part: SessionPart,
+    max_events: int,
+    seen: dict[str, set[tuple[str, str]]] | None = None,
+) -> int:
     """The work of one session inside :func:`import_chunk`'s transaction."""
     sid = as_text(part.session_id)
     known_calls = {
@@ -245,6 +255,9 @@ def _insert_part(db: _sqlite3.Connection, part: SessionPart, max_events: int) ->
             (sid,),
         )
     }
+    if seen is not None:
+        known_other |= seen.setdefault(sid, set())
+        seen[sid] = known_other  # what this chunk adds is seen by the next
     rows: list[tuple[object, ...]] = []
     stamp = iso_utc()
     for event in part.events:
