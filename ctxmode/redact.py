@@ -122,10 +122,6 @@ _KEY_QUALIFIERS = (
     "encryption", "session", "license", "app", "auth", "service", "subscription", "webhook",
     "consumer", "shared",
 )  # fmt: skip
-_CRED_ENDINGS = (
-    "token", "secret", "password", "passwd", "passphrase", "passcode", "pwd", "credential",
-    "credentials", "auth",
-)  # fmt: skip
 
 
 def _cred_name(name: str, word: str, flag: bool) -> bool:
@@ -133,10 +129,9 @@ def _cred_name(name: str, word: str, flag: bool) -> bool:
     credential: *TOKEN, *SECRET, *PASSWORD, *AUTH anywhere; PASS, PW and CREDS alone or
     after a separator or a lower-case letter (DB_PASS, smtpPass); KEY after a separator
     or a qualifier (API_KEY, apiKey, AccountKey, not monkey); and a flag ending in
-    ``pass`` (keytool's -storepass)."""
+    ``pass`` (keytool's -storepass). ``name`` ends with ``word``: any other word than
+    those four (TOKEN, SECRET, PASSWORD, AUTH…) names a credential wherever it ends."""
     low = name.lower()
-    if low.endswith(_CRED_ENDINGS):
-        return True
     head = name[: len(name) - len(word)]
     if flag and low.endswith("pass"):
         return True
@@ -199,7 +194,7 @@ _DESCRIPTIVE = """a an the is was be been being not no none null empty blank set
     where which what who should must will would can could may might please thanks
     string str int integer number bool boolean bytes any object optional secretstr char
     text varchar broken working locked disabled enabled too_short weak compromised leaked
-    case sensitive"""
+    case sensitive true false yes undefined nil"""
 _NOT_A_VALUE = frozenset(_DESCRIPTIVE.split())
 _STRONG = ("pass", "pwd", "pw", "pin", "secret", "cred")
 
@@ -324,7 +319,8 @@ _CRED_PATTERN = (
 # "pass" alone is in "passed" and "bypass": only the spellings that can end a name.
 _CRED_MARKERS = (
     "token", "secret", "passw", "passph", "passco", "pass=", "pass:", 'pass"', "pass'",
-    "pass ", "pass\t", "pass\\", "pwd", "pw=", "pw:", "pw ", 'pw"', "cred", "auth",
+    "pass ", "pass\t", "pass\\", "pass>", "pwd", "pw=", "pw:", "pw ", 'pw"', "pw'", "pw>",
+    "cred", "auth",
 )  # fmt: skip
 _KEY_MARKERS = (
     "_key", "-key", ".key", "apikey", "accesskey", "privatekey", "clientkey", "secretkey",
@@ -373,7 +369,7 @@ _KV_PATTERN = (
 )
 _PARAM_PATTERN = r"(?<=[?&#])(?P<name>[\w.%\[\]-]+)=(?!\[REDACTED:)[^\s&#'\"\\<>]+"
 _XML_PATTERN = (
-    r"(?i)<(?P<tag>[\w:.-]*?" + _CRED_WORD + r")(?:\s[^<>]*)?>"
+    r"(?i)<(?P<tag>[\w:.-]*?" + _CRED_WORD + _CRED_SUFFIX + r")(?:\s[^<>]*)?>"
     r"(?P<v>(?!\[REDACTED:)\s*[^<\"\\\s][^<\"\\]*)</(?P=tag)\s*>"
 )
 _ENTRY_PATTERN = (
@@ -457,7 +453,7 @@ def _key_tails(text: str) -> tuple[str, int]:
 # the commonest rules first ask these cheap questions; each is conservative: it may say
 # yes for nothing, never no for a match.
 
-_ROOTS = ("token", "secret", "pass", "pwd", "pw", "cred", "auth", "key")
+_ROOTS = ("token", "secret", "pass", "pw", "cred", "auth", "key")  # "pw" finds "pwd" too
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
@@ -471,10 +467,12 @@ _SUFFIXES = frozenset(
 )  # fmt: skip
 
 
-def _assigned(low: str, words: tuple[str, ...] = _ROOTS) -> bool:
-    """A credential-like name (see _cred_name) that is assigned (``= : =>``, ``'NAME',
-    'v'``) or is a ``--flag`` followed by a value, somewhere in ``low``."""
+def _assigned(text: str, low: str, words: tuple[str, ...] = _ROOTS) -> bool:
+    """A credential-like name (see _cred_name, which reads its case: smtpPass) that is
+    assigned (``= : =>``, ``'NAME', 'v'``) or a ``--flag`` before a value, in ``text``."""
     n = len(low)
+    if len(text) != n:
+        return True  # lower() changed the length: indexes into low do not fit text
     for root in words:
         i = low.find(root)
         while i >= 0:
@@ -493,8 +491,12 @@ def _assigned(low: str, words: tuple[str, ...] = _ROOTS) -> bool:
                     tail += 1
                 suffix = low[k:tail].lstrip("_.-")
                 if (
-                    not suffix or suffix in _SUFFIXES or (suffix.isdigit() and len(suffix) <= 2)
-                ) and _cred_name(low[start:k], word, False):
+                    suffix
+                    and suffix not in _SUFFIXES
+                    and not (suffix.isdigit() and len(suffix) < 3)
+                ):
+                    continue  # TOKENIZER, PASSWORD_FILE: not the end of a credential name
+                if _cred_name(text[start:k], text[i:k], False):
                     j = tail
                     while j < n and j - tail < 4 and low[j] in " \t\"'\\]":
                         j += 1
@@ -502,9 +504,9 @@ def _assigned(low: str, words: tuple[str, ...] = _ROOTS) -> bool:
                         return True
                 if (
                     low[flag] == "-"
-                    and k < n
-                    and low[k] in " \t\"'"
-                    and _cred_name(low[flag:k].lstrip("-"), word, True)
+                    and tail < n  # --token or --token-base, then a value
+                    and low[tail] in " \t\"'"
+                    and _cred_name(text[flag:k].lstrip("-"), text[i:k], True)
                 ):
                     return True
             i = low.find(root, i + 1)
@@ -519,7 +521,7 @@ _WORDS_OF = {
 
 
 def _cred_ready(text: str, low: str) -> bool:
-    return _assigned(low)
+    return _assigned(text, low)
 
 
 def _param_ready(text: str, low: str) -> bool:
@@ -622,8 +624,8 @@ def _call_ready(text: str, low: str) -> bool:
     for closer in ("')", '")', "' )", '" )'):
         i = low.find(closer)
         while i >= 0:
-            line = low[max(low.rfind("\n", 0, i) + 1, i - 300) : i]
-            if "," in line and _assigned(line):
+            a = max(low.rfind("\n", 0, i) + 1, i - 300)
+            if "," in low[a:i] and _assigned(text[a:i], low[a:i]):
                 return True
             i = low.find(closer, i + 1)
     return False
@@ -737,10 +739,16 @@ _RULES: tuple[Rule, ...] = (
             "glagent-",
             "glwt-",
             "glcit-",
-            "gr1348941",
         ),
-        _LB + r"(?:gl(?:pat|dt|rt|ptt|ft|imt|cbt|soat|ffct|oas|agent|wt|cit)-|GR1348941)"
-        r"[A-Za-z0-9_.-]{20,}",
+        _LB + r"gl(?:pat|dt|rt|ptt|ft|imt|cbt|soat|ffct|oas|agent|wt|cit)-[A-Za-z0-9_.-]{20,}",
+        PREFIX + "gitlab-token]",
+    ),
+    (
+        # A runner registration token: its own gate, it has no "gl" in it.
+        "gitlab-token",
+        "gr1348941",
+        (),
+        _LB + r"GR1348941[A-Za-z0-9_.-]{20,}",
         PREFIX + "gitlab-token]",
     ),
     (
@@ -777,7 +785,7 @@ _RULES: tuple[Rule, ...] = (
         "",
         ("ya29.", "gocspx-", "1//0"),
         r"(?:" + _LB + r"ya29\.[0-9A-Za-z_-]{20,}|" + _LB + r"GOCSPX-[A-Za-z0-9_-]{20,}"
-        r"|(?<![\w/])1//0[A-Za-z0-9_-]{30,})",
+        r"|(?:(?<![\w/])|(?<=\\[nrt]))1//0[A-Za-z0-9_-]{30,})",
         PREFIX + "google-oauth]",
     ),
     (
@@ -1557,13 +1565,13 @@ def safe_tail(text: str, n: int) -> str:
 
 # Invisible and direction-changing characters (and terminal controls) shown as escapes:
 # bidi embeddings, overrides and isolates (U+202A-202E, U+2066-2069), marks, zero-width
-# and other format characters, line/paragraph separators, C0/C1 controls but tab and
-# newline, and the tag characters U+E0000-E007F.
+# and other format characters (shorthand format controls too), line/paragraph separators,
+# C0/C1 controls but tab and newline, and the tag characters U+E0000-E007F.
 _INVISIBLE_RANGES = (
     (0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x34F, 0x34F),
     (0x61C, 0x61C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F),
     (0x2028, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0E),
-    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB), (0x1D173, 0x1D17A),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
     (0xE0000, 0xE007F), (0xE0100, 0xE01EF),
 )  # fmt: skip
 _visible_table: dict[int, str] = {}

@@ -83,6 +83,8 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
         None,
         (
             "tests/test_redact.py",
+            "tests/test_redact_rules.py",
+            "tests/test_privacy_structure.py",
             "tests/test_handlers_behaviour.py",
             "tests/test_privacy.py",
             "tests/test_privacy_corpus.py",
