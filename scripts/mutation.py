@@ -76,7 +76,14 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
     "snapshot": (
         "ctxmode/snapshot",
         None,
-        ("tests/test_handlers_behaviour.py", "tests/test_snapshot.py"),
+        (
+            "tests/test_snapshot_rules.py",
+            "tests/test_snapshot_coverage.py",
+            "tests/test_snapshot.py",
+            "tests/test_snapshot_provenance.py",
+            "tests/test_compaction_summary.py",
+            "tests/test_handlers_behaviour.py",
+        ),  # each module's tests (handover, repeat, coverage too); the quick ones first
     ),
     "redact": (
         "ctxmode/redact.py",
