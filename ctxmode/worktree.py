@@ -48,11 +48,6 @@ def changed_files(status: Pending) -> list[tuple[str, str]] | None:
     return None if out is None else parse_status(out.decode("utf-8", "surrogateescape"))
 
 
-def run(argv: list[str], env: dict[str, str], timeout: float) -> bytes | None:
-    """A command's stdout, or None (failed, or still running at ``timeout``: killed)."""
-    return start(argv, env, timeout).output()
-
-
 class Pending:
     """A command :func:`start` started: :meth:`output` waits for it (bounded) once;
     :meth:`close` ends it unread, so no child outlives an error of its caller."""
