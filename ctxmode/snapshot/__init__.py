@@ -104,7 +104,7 @@ def _build(
     compact_seq: object,
     limit: int,
     search_command: object,
-    kind: str = "compact",
+    kind: str,
 ) -> str:
     st = fold_events(events)
     cmd = clean(search_command) if isinstance(search_command, str) else ""
@@ -127,7 +127,7 @@ def _minimal(
     session_id: object,
     compact_seq: object,
     limit: int,
-    kind: str = "compact",
+    kind: str,
 ) -> str:
     """The smallest honest document: root attributes (and the preface if it fits)."""
     try:

@@ -84,7 +84,7 @@ class State:
 
     def __init__(self) -> None:
         self.prompts: list[list[str]] = []  # [text, intent]
-        # task key → [shown id, subject, status, description]
+        # task key → [shown id, subject, status] (a description is never shown: not kept)
         self.tasks: dict[str, list[str]] = {}
         self.todos: list[tuple[str, str]] = []  # (content, status) of the last TodoWrite
         self.task_hint = ""
@@ -127,7 +127,7 @@ def _new_task(st: State, d: dict[Any, Any], i: int) -> tuple[str, list[str]]:
     key = shown or f"\0{i}"  # no id: the task cannot be updated, but it is still a task
     task = st.tasks.get(key)
     if task is None:
-        task = st.tasks[key] = [shown, "", "pending", ""]
+        task = st.tasks[key] = [shown, "", "pending"]
     return key, task
 
 
@@ -135,7 +135,6 @@ def _on_task_create(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> N
     _key, task = _new_task(st, d, i)
     task[1] = _main(d, "subject")
     task[2] = _status(_s(d, "status")) or "pending"
-    task[3] = _s(d, "description")
     st.task_hint = task[1]
 
 
@@ -151,8 +150,6 @@ def _on_task_update(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> N
         task[2] = status
     if "subject" in d:
         task[1] = _s(d, "subject")
-    if "description" in d:
-        task[3] = _s(d, "description")
     st.task_hint = task[1] or st.task_hint
 
 
@@ -169,8 +166,7 @@ def _on_task_list(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> Non
         status = _status(_s(entry, "status")) or "pending"
         if not shown or status == "deleted":
             continue
-        old = st.tasks.get(shown)
-        tasks[shown] = [shown, _s(entry, "subject"), status, old[3] if old else ""]
+        tasks[shown] = [shown, _s(entry, "subject"), status]
     st.tasks = tasks
 
 

@@ -174,7 +174,7 @@ def lookup_hint(cmd: str, query: str) -> str:
 
 
 def root_open(
-    events: Sequence[SessionEvent], session_id: object, compact_seq: object, kind: str = "compact"
+    events: Sequence[SessionEvent], session_id: object, compact_seq: object, kind: str
 ) -> str:
     first = last = ""
     for ev in events:

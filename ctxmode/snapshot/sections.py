@@ -74,7 +74,7 @@ def _sec_tasks(st: State, cmd: str) -> Section | None:
     ]
     items: list[Item] = []
     hint = ""
-    for shown, subject, status, _description in open_tasks:
+    for shown, subject, status in open_tasks:
         if len(items) == _MAX_TASKS:
             break
         attrs = [("id", clean(pre(shown, 24)), 24)] if shown else []
