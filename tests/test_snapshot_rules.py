@@ -14,6 +14,7 @@ import pytest
 from ctxmode import snapshot
 from ctxmode.events import SessionEvent
 from ctxmode.snapshot import MAX_CHARS, build_snapshot, provenance
+from ctxmode.snapshot.repeat import is_pointer, pointer_since
 from ctxmode.snapshot.selection import _RANK
 from tests.snapshot_sessions import ev, stamp
 
@@ -391,3 +392,11 @@ def test_a_bare_root_handed_on_gets_its_provenance() -> None:
     root = ET.fromstring(xml)
     assert root.get("source") == "previous-session" and root.get("end") == "2"
     assert "after /clear" in (root.findtext("preface") or "")
+
+
+def test_only_a_session_resume_root_is_read_as_a_pointer() -> None:
+    # What is stored is always ctxmode's own document: any other text is no pointer, and
+    # its state is that of its whole text.
+    other = '<other unchanged_since="3">p</other>\n'
+    assert not is_pointer(other) and pointer_since(other) is None
+    assert is_pointer('<session_resume session="s" unchanged_since="3">p</session_resume>')
