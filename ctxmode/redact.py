@@ -322,11 +322,11 @@ _CRED_MARKERS = (
     "pass ", "pass\t", "pass\\", "pass>", "pwd", "pw=", "pw:", "pw ", 'pw"', "pw'", "pw>",
     "cred", "auth",
 )  # fmt: skip
+# (secretKey and authKey need none: "secret" and "auth" start the rule of _CRED_MARKERS.)
 _KEY_MARKERS = (
-    "_key", "-key", ".key", "apikey", "accesskey", "privatekey", "clientkey", "secretkey",
-    "accountkey", "masterkey", "signingkey", "encryptionkey", "sessionkey", "licensekey",
-    "appkey", "authkey", "servicekey", "subscriptionkey", "webhookkey", "consumerkey",
-    "sharedkey",
+    "_key", "-key", ".key", "apikey", "accesskey", "privatekey", "clientkey", "accountkey",
+    "masterkey", "signingkey", "encryptionkey", "sessionkey", "licensekey", "appkey",
+    "servicekey", "subscriptionkey", "webhookkey", "consumerkey", "sharedkey",
 )  # fmt: skip
 
 # Commands that take a password as an argument: the prefix up to the value.

@@ -392,6 +392,7 @@ def test_safe_head_of_one_long_line_without_a_space_is_empty() -> None:
     secret = token("head", 40) * 200
     assert safe_head(secret, 100) == ""
     assert safe_head("ab " + secret, 100) == "ab"
+    assert safe_head("a " + secret, 100) == "a"
     line = token("line", 40) * 50
     assert safe_head(line + "\nnext", 100) == line
 
