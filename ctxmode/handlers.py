@@ -697,6 +697,38 @@ def on_session_end(inp: HookInput, ctx: Context) -> str | None:
     return None
 
 
+def on_client_ending(inp: HookInput, ctx: Context) -> None:
+    """A background capture the client asked to stop (``inflight.stopping``): the client
+    is ending, and Claude Code 2.1.197 then runs no SessionEnd hook (`claude -p` with a
+    capture still running). The capture, its events stored, takes the session's end
+    snapshot as SessionEnd would. Should SessionEnd run after all, it starts once the
+    captures are gone and supersedes this one.
+
+    The captures stopped together build one after the other (``inflight.end_lock``):
+    each stored its events before, so the last sees them all and retires the others'
+    snapshots; exactly one end snapshot of the session stays unclaimed.
+    """
+    from ctxmode import inflight
+
+    cfg = _config(inp, ctx)
+    store = _open(ctx)
+    try:
+        if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
+            cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
+            _drain_spool(store, inp, ctx, cap)
+        if store.event_count(inp.session_id) == 0:
+            return
+        lock = inflight.end_lock(ctx.root)
+        try:
+            store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")
+            xml, count = _build_snapshot(store, inp, cfg, "end", ctx=ctx)
+            store.save_resume(inp.session_id, xml, count, kind="end")
+        finally:
+            os.close(lock)
+    finally:
+        store.close()
+
+
 _HANDLERS = {
     "PostToolUse": on_tool,
     "PostToolUseFailure": on_tool,

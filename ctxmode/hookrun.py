@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 # Our own deadlines, well inside the timeouts ``ctxmode install`` registers
 # (10 s for tool and prompt hooks, 30 s for PreCompact/SessionStart, 5 s SessionEnd;
-# Claude Code gives SessionEnd hooks about 1.5 s in all).
+# Claude Code 2.1.197 gives SessionEnd hooks the largest registered SessionEnd timeout,
+# at least 1.5 s: 5 s with ours, unless CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS says).
 DEADLINES = {
     "PostToolUse": 4.0,
     "PostToolUseFailure": 4.0,
@@ -213,6 +214,10 @@ def run_hook(
         text = handlers.handle(inp, ctx)
         if saved is not None:
             saved()
+        if marker is not None and inflight.stopping():
+            # The client is ending and will run no SessionEnd (inflight.stopping): this
+            # capture, still holding its marker, takes the end snapshot.
+            handlers.on_client_ending(inp, ctx)
         return client.output(event, text) if text else b""
     except payload.PayloadError as exc:
         # Not ours to judge the client: note it briefly and carry on.

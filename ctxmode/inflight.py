@@ -64,6 +64,41 @@ def on_stop(signum: int, frame: object) -> None:
         raise Interrupted("the client is ending")
 
 
+def stopping() -> bool:
+    """Whether the client asked this background hook to stop: the client is ending.
+
+    Claude Code 2.1.197 sends it only at the end of `claude -p` (print mode ends its
+    loop by killing the background hooks still running), and in that case it goes on
+    to run no SessionEnd hook once they are gone: its shutdown awaits their death on
+    unref'd timers, and the event loop, empty when the last one exits, ends the
+    process first. So a capture told to stop takes the session's end snapshot itself
+    (``handlers.on_client_ending``).
+    """
+    return _stopping
+
+
+END_LOCK = ".end.lock"  # no "-": never taken for a marker (pending)
+
+
+def end_lock(root: str) -> int:
+    """Take the data root's end-snapshot lock (exclusive, blocking); returns its fd, which
+    the caller closes to release it. The captures told to stop at once build one after
+    the other, so the last one sees every capture's events and retires the others'."""
+    import fcntl
+
+    from ctxmode.paths import ensure_dir
+
+    folder = os.path.join(root, FOLDER)
+    ensure_dir(folder)
+    fd = os.open(os.path.join(folder, END_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class Marker:
     """This process's in-flight marker; :meth:`leave` (or the process's end) releases it."""
 
@@ -196,12 +231,12 @@ def wait_logged(
         from ctxmode import hooklog
         from ctxmode.wording import plural
 
+        when = "when the client ended" if _stopping else f"after {bound:.1f}s (the bound)"
         hooklog.write(
             log_dir,
             "WARN",
             inp.event,
-            f"{plural(left, 'background capture')} of this session still running after "
-            f"{bound:.1f}s (the bound); {outcome}",
+            f"{plural(left, 'background capture')} of this session still running {when}; {outcome}",
         )
     return left
 

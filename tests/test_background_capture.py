@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -223,3 +224,56 @@ def test_a_background_capture_leaves_no_marker_and_prints_nothing(
     assert os.listdir(data_root / inflight.FOLDER) == []
     assert [kind for kind, _ in _events(store_path)] == ["file_write", "tool_error"]
     assert _log(data_root) == ""
+
+
+def _end_snapshots(store_path: str) -> list[dict[str, Any]]:
+    with Store.open(store_path, busy_timeout_ms=2000, readonly=True) as store:
+        return [r for r in store.resumes(SESSION) if r["kind"] == "end"]
+
+
+def test_a_capture_the_client_stops_takes_the_end_snapshot_session_end_would_have(
+    data_root: Path, project: Path
+) -> None:
+    """`claude -p` ending with a capture still running sends it SIGTERM and then runs no
+    SessionEnd hook (Claude Code 2.1.197, see inflight.stopping): the capture stores its
+    events and takes the session's end snapshot itself, for the next session to claim."""
+    env = _env(data_root, project)
+    store_path = _make_store(data_root, project)
+    _background("PostToolUse", _write(project, "early.py", 1), env)
+    assert _end_snapshots(store_path) == []  # a capture left to finish takes none
+    held = _held("PostToolUse", env)  # its SIGTERM handler is in place (hookrun.main)
+    held.send_signal(signal.SIGTERM)  # the client ending
+    assert _release(held, _write(project, "last.py", 2)) == (0, b"", b"")
+
+    (end,) = _end_snapshots(store_path)
+    assert not end["consumed"], end
+    assert "early.py" in end["snapshot"] and "last.py" in end["snapshot"], end["snapshot"]
+    assert 'end="1"' in end["snapshot"]
+    assert [name for name in os.listdir(data_root / inflight.FOLDER) if "-" in name] == []
+    # The next session of the repository is handed that snapshot.
+    started = run_hook("SessionStart", hook_payload("SessionStart", session_id="sess-next",
+                       cwd=str(project), source="resume"), env=env)  # fmt: skip
+    assert started.returncode == 0 and started.stderr == b""
+    assert b"last.py" in started.stdout and b"previous-session" in started.stdout
+
+
+def test_captures_stopped_together_leave_one_end_snapshot_with_all_their_events(
+    data_root: Path, project: Path
+) -> None:
+    env = _env(data_root, project)
+    store_path = _make_store(data_root, project)
+    first, second = _held("PostToolUse", env), _held("PostToolUse", env)
+    for proc in (first, second):
+        proc.send_signal(signal.SIGTERM)
+    assert first.stdin is not None and second.stdin is not None
+    # Both read their payload before either ends: they store and build side by side.
+    first.stdin.write(json.dumps(_write(project, "one.py", 1)).encode())
+    second.stdin.write(json.dumps(_write(project, "two.py", 2)).encode())
+    for proc in (first, second):
+        assert proc.communicate(timeout=30) == (b"", b"") and proc.returncode == 0
+
+    ends = _end_snapshots(store_path)
+    waiting = [r for r in ends if not r["consumed"]]
+    assert len(waiting) == 1, ends
+    assert "one.py" in waiting[0]["snapshot"] and "two.py" in waiting[0]["snapshot"]
+    assert all(r["consumed_by"] == "superseded" for r in ends if r["consumed"]), ends

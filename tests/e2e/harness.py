@@ -142,24 +142,6 @@ class Harness:
         )
         self.ctx = dataclasses.replace(self.ctx, home=home)
 
-    def use_foreground_captures(self) -> None:
-        """Run the client with install.sh's hooks, the captures registered in the foreground.
-
-        A separate HOME gets install.sh's settings.json without ``"async"`` and
-        ``--background`` on the capture hooks: for a scenario about something else than
-        background capture, whose `claude -p` must end with no capture still running.
-        """
-        settings = json.loads((self.ctx.home / ".claude" / "settings.json").read_text())
-        for event in ("PostToolUse", "PostToolUseFailure"):
-            for group in settings["hooks"].get(event, []):
-                for handler in group["hooks"]:
-                    handler.pop("async", None)
-                    handler["command"] = handler["command"].removesuffix(" --background")
-        home = self.root / "foreground-home"
-        (home / ".claude").mkdir(parents=True)
-        (home / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
-        self.ctx = dataclasses.replace(self.ctx, home=home)
-
     # -- the mock API and the client --
 
     def serve(

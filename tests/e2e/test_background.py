@@ -7,13 +7,14 @@ sends SIGTERM to the hooks still running, see ctxmode.inflight)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.harness import Harness
-from tests.e2e.mock_api import Steps, call, say
+from tests.e2e.mock_api import Reply, Steps, call, say
 
 pytestmark = pytest.mark.e2e
 
@@ -90,7 +91,58 @@ def test_background_capture_stores_every_call_in_order_and_the_last_in_the_snaps
     snapshot = resumes[0]["snapshot"]
     assert "last_call.txt" in snapshot, snapshot
     assert "<errors" not in snapshot, snapshot  # the failure was resolved by its rerun
-    assert not (h.data_root / "inflight").exists() or not list(
-        (h.data_root / "inflight").iterdir()
-    ), "an in-flight marker was left behind"
+    assert _markers(h.data_root) == [], "an in-flight marker was left behind"
+    h.assert_clean()
+
+
+def _markers(data_root: Path) -> list[str]:
+    """The in-flight markers under the data root (``<call_at>-<pid>``; not the lock files)."""
+    folder = data_root / "inflight"
+    return sorted(p.name for p in folder.iterdir() if "-" in p.name) if folder.exists() else []
+
+
+def test_a_p_run_that_ends_with_its_last_capture_running_keeps_its_end_snapshot(
+    e2e: Harness,
+) -> None:
+    """`claude -p` whose final answer comes while the last capture is still running: the
+    client sends it SIGTERM and (2.1.197) runs no SessionEnd hook once it is gone. The
+    capture stores its events and takes the end snapshot itself.
+
+    The capture is kept running until the client ends by a marker of an earlier call that
+    this test holds (the capture waits for it, ORDER_BOUND, until the SIGTERM); the mock
+    gives the final answer once the capture holds its own marker (its SIGTERM handler is
+    in place then), as a model's answer takes longer than a capture's start."""
+    import fcntl
+    import time
+
+    h = e2e
+    proj = h.project("ending")
+    folder = h.data_root / "inflight"
+    folder.mkdir(mode=0o700)
+    fake = f"{1:020d}-{os.getpid()}"
+    held = os.open(folder / fake, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+
+    def final_once_the_capture_runs(req: object) -> Reply:
+        give_up = time.monotonic() + 30
+        while _markers(h.data_root) == [fake] and time.monotonic() < give_up:
+            time.sleep(0.005)  # a bounded wait on a condition (the capture's marker)
+        return say("Done.")
+
+    try:
+        target = proj / "notes" / "plan.md"
+        h.serve(Steps(call("Write", file_path=str(target), content="# plan\n"),
+                      final_once_the_capture_runs))  # fmt: skip
+        run = h.claude_p("Write the plan file.", proj)
+    finally:
+        os.unlink(folder / fake)
+        os.close(held)
+    session = h.session(proj, run.session_id)
+    writes = [json.loads(e["data"])["path"] for e in session["events"] if e["type"] == "file_write"]
+    assert writes == ["notes/plan.md"], session["events"]
+    ends = [r for r in session["resumes"] if r.get("kind") == "end" and not r.get("consumed")]
+    assert len(ends) == 1, session["resumes"]
+    assert "notes/plan.md" in ends[0]["snapshot"]
+    assert "when the client ended" in h.log_path.read_text(), "the capture was not stopped"
+    assert _markers(h.data_root) == []
     h.assert_clean()

@@ -238,10 +238,10 @@ def _await_end_snapshot(world: CodexWorld, project: Path, bound: float = 10.0) -
 
 def test_claude_code_hands_its_end_snapshot_to_a_new_codex_session(world: CodexWorld) -> None:
     e2e = world.e2e
-    # Captures in the foreground: when `claude -p` exits while a background capture is still
-    # running, Claude Code 2.1.197 was seen to skip the SessionEnd hooks (no end snapshot,
-    # nothing in the log), which is not what this scenario is about. Left open: README.
-    e2e.use_foreground_captures()
+    # Captures in the background, as install.sh registers them: the Write's capture is
+    # often still running when the mock's final answer ends `claude -p`, and Claude Code
+    # 2.1.197 then runs no SessionEnd hook; the capture, sent SIGTERM, takes the end
+    # snapshot itself (handlers.on_client_ending).
     proj = e2e.project("handover")
     target = proj / "notes" / "plan.md"
     e2e.serve(
