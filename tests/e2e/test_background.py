@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.fswatch import wait_for_entry
 from tests.e2e.harness import Harness
 from tests.e2e.mock_api import Reply, Steps, call, say
 
@@ -113,7 +114,6 @@ def test_a_p_run_that_ends_with_its_last_capture_running_keeps_its_end_snapshot(
     gives the final answer once the capture holds its own marker (its SIGTERM handler is
     in place then), as a model's answer takes longer than a capture's start."""
     import fcntl
-    import time
 
     h = e2e
     proj = h.project("ending")
@@ -124,9 +124,8 @@ def test_a_p_run_that_ends_with_its_last_capture_running_keeps_its_end_snapshot(
     fcntl.flock(held, fcntl.LOCK_EX)
 
     def final_once_the_capture_runs(req: object) -> Reply:
-        give_up = time.monotonic() + 30
-        while _markers(h.data_root) == [fake] and time.monotonic() < give_up:
-            time.sleep(0.005)  # a bounded wait on a condition (the capture's marker)
+        # Woken by the capture's marker's creation (inotify); the bound only ends a hang.
+        wait_for_entry(folder, lambda name: "-" in name and name != fake, bound=60)
         return say("Done.")
 
     try:
