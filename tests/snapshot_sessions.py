@@ -403,3 +403,14 @@ def work_session(n: int, session_id: str = "sess-work") -> list[SessionEvent]:
         k += 1
     events = log.events[:n]
     return events
+
+
+def section(xml: str, tag: str) -> str | None:
+    """The raw text of one section, from its start tag to its end tag (inclusive)."""
+    start = xml.find(f"<{tag}>")
+    if start < 0:
+        start = xml.find(f"<{tag} ")
+    if start < 0:
+        return None
+    end = xml.index(f"</{tag}>\n", start) + len(f"</{tag}>\n")
+    return xml[start:end]

@@ -30,6 +30,7 @@ from tests.snapshot_sessions import (
     FIXTURE_SESSION,
     ev,
     fixture_session,
+    section,
     session_20,
     stamp,
     work_session,
@@ -45,17 +46,6 @@ def snap(events: list[SessionEvent], **kw: object) -> str:
     kw.setdefault("session_id", "s1")
     kw.setdefault("compact_seq", 1)
     return build_snapshot(events, **kw)  # type: ignore[arg-type]
-
-
-def section(xml: str, tag: str) -> str | None:
-    """The raw text of one section, from its start tag to its end tag (inclusive)."""
-    start = xml.find(f"<{tag}>")
-    if start < 0:
-        start = xml.find(f"<{tag} ")
-    if start < 0:
-        return None
-    end = xml.index(f"</{tag}>\n", start) + len(f"</{tag}>\n")
-    return xml[start:end]
 
 
 def lookups(xml: str) -> list[str]:

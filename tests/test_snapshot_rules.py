@@ -16,7 +16,7 @@ from ctxmode.events import SessionEvent
 from ctxmode.snapshot import MAX_CHARS, build_snapshot, provenance
 from ctxmode.snapshot.repeat import is_pointer, pointer_since
 from ctxmode.snapshot.selection import _RANK
-from tests.snapshot_sessions import ev, stamp
+from tests.snapshot_sessions import ev, section, stamp
 
 
 def snap(events: list[SessionEvent], **kw: object) -> str:
@@ -33,17 +33,6 @@ def seq(*specs: tuple) -> list[SessionEvent]:
     for n, (type_, data, *fields) in enumerate(specs):
         out.append(ev(type_, data, at=stamp(n * 1000), id=n + 1, **(fields[0] if fields else {})))
     return out
-
-
-def section(xml: str, tag: str) -> str | None:
-    """The raw text of one section, from its start tag to its end tag (inclusive)."""
-    start = xml.find(f"<{tag}>")
-    if start < 0:
-        start = xml.find(f"<{tag} ")
-    if start < 0:
-        return None
-    end = xml.index(f"</{tag}>\n", start) + len(f"</{tag}>\n")
-    return xml[start:end]
 
 
 def lookup_query(xml: str, tag: str) -> str:
