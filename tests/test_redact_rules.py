@@ -474,6 +474,7 @@ NEAR_MISSES = [
     "volta pin node@20", "author: Ann", "password_reset.py", "use the key below",
     "the credentials are stored in the vault", "no secret here", "?page=2&sort=asc",
     'print("done")', 'log("done", "ok")', "define('LEVEL', 'debug');",
+    "<b>ok</b>" + " ok" * 400 + " the token count", "SKUNKWORKS_PROJECT_ALPHA_BRAVO_CHARLIE",
 ]  # fmt: skip
 
 
@@ -508,3 +509,61 @@ def test_text_that_only_looks_close_never_starts_the_regex_engine() -> None:
 )
 def test_private_spans_next_to_each_other(text: str, expected: str) -> None:
     assert redact.strip_private(text) == expected
+
+
+# ---------------------------------------------------------------- boundaries
+
+
+@pytest.mark.parametrize("scheme", ["http", "https", "ftp", "ftps"])
+def test_a_user_name_alone_in_a_web_or_ftp_url_is_masked(scheme: str) -> None:
+    user = plain(scheme)
+    text = f"fetch {scheme}://{user}@files.example.com/a"
+    assert mask(text) == f"fetch {scheme}://{R('url-credentials')}@files.example.com/a"
+    for kept in (f"ssh://{user}@host/r.git", f"git+ssh://{user}@host/r.git"):
+        assert mask(kept) == kept
+
+
+def test_a_value_of_letters_alone_looks_generated_from_24_letters() -> None:
+    rng = random.Random(24)
+    letters = "".join(rng.choice(CONSONANTS) for _ in range(30))
+    for n in (24, 30):
+        assert mask(f"use token {letters[:n]} now") == f"use token {R('credential')} now"
+    assert mask(f"use token {letters[:23]} now") == f"use token {letters[:23]} now"
+
+
+def test_a_pin_is_four_to_eight_digits() -> None:
+    for digits in ("4821", "48213", "48213597"):
+        assert mask(f"PIN: {digits}") == f"PIN: {R('credential')}"
+        assert mask(f"pin={digits} ok") == f"pin={R('credential')} ok"
+    for kept in ("PIN: 482", "PIN: 482135971", "pin = 18", "PIN: abcd"):
+        assert mask(kept) == kept
+
+
+def test_a_one_letter_password_at_the_end_is_masked() -> None:
+    assert mask("the password is 7") == f"the password is {R('credential')}"
+
+
+@pytest.mark.parametrize(
+    "form", ["rpcclient -U admin%{p} 10.0.0.5", "smbclient //srv/share -U admin%{p}"]
+)
+def test_a_password_in_an_smb_user_argument_is_masked(form: str) -> None:
+    p = plain(form)
+    assert mask(form.format(p=p)) == form.format(p=R("password"))
+
+
+def test_an_escaped_backslash_before_a_cut_key_body_is_kept() -> None:
+    body = _pem_body(9)[0]
+    text = "dir\\\\" + body + "\\n-----END PRIVATE KEY-----"
+    assert mask(text) == f"dir\\\\{R('private-key')}"
+
+
+def test_two_secrets_on_one_line_of_a_long_text_are_both_masked() -> None:
+    p, q = plain("p"), plain("q")
+    line = f"DB_PASSWORD={p} API_TOKEN={q}"
+    filler = "<p>build log</p> value: 3\n" + _filler(120)
+    for text in (f"{filler}\n{line}\n{filler}", f"{line}\n{filler}"):
+        masked = mask(text)
+        assert masked.count(R("credential")) == 2 and p not in masked and q not in masked
+    xml = f"{filler}\n<password>{p}</password>\n{filler}"
+    assert mask(xml) == xml.replace(p, R("credential"))
+    assert mask(filler) == filler
