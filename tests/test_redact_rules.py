@@ -10,6 +10,7 @@ rule takes for a word or a random token, so that only the rule under test can ma
 
 from __future__ import annotations
 
+import json
 import random
 import string
 import subprocess
@@ -459,8 +460,11 @@ def test_every_invisible_character_is_shown_as_an_escape_and_no_other() -> None:
     hidden = [c for c in chars if _invisible(c)]
     for c in hidden:
         assert visible(c).startswith("\\u"), hex(ord(c))
+        assert json.loads(f'"{visible(c)}"') == c, hex(ord(c))  # a JSON escape of c itself
         assert visible(c, "?") == "?", hex(ord(c))
-    shown = (c for c in chars if unicodedata.category(c)[0] in "LMNPS" or c == " ")
+    shown = (
+        c for c in chars if unicodedata.category(c)[0] in "LMNPS" or unicodedata.category(c) == "Zs"
+    )
     seen = "".join(c for c in shown if not _invisible(c))
     assert visible(seen) == seen
     assert visible(seen, "?") == seen
