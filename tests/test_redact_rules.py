@@ -544,7 +544,8 @@ def test_a_pin_is_four_to_eight_digits() -> None:
 
 
 def test_a_one_letter_password_at_the_end_is_masked() -> None:
-    assert mask("the password is 7") == f"the password is {R('credential')}"
+    for word in ("password", "secret", "pwd"):
+        assert mask(f"the {word} is 7") == f"the {word} is {R('credential')}"
 
 
 @pytest.mark.parametrize(
