@@ -572,3 +572,9 @@ def test_two_secrets_on_one_line_of_a_long_text_are_both_masked() -> None:
     xml = f"{filler}\n<password>{p}</password>\n{filler}"
     assert mask(xml) == xml.replace(p, R("credential"))
     assert mask(filler) == filler
+
+
+def test_a_cut_key_body_at_the_very_start_of_a_text_is_masked() -> None:
+    body = "n" + _pem_body(11)[0]  # starts with an "n", the text ends with a backslash
+    text = body + "\\n-----END PRIVATE KEY----- \\"
+    assert mask(text) == f"{R('private-key')} \\"
