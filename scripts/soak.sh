@@ -21,6 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CTXMODE_SOAK_SCALE="${SOAK_SCALE:-1}"
+# A soak at scale may run longer than the default suite's per-test hang limit (600 s).
+export CTXMODE_TEST_HANG_LIMIT="${CTXMODE_TEST_HANG_LIMIT:-0}"
 FUZZ_SECONDS="${FUZZ_SECONDS:-600}"
 PYTHON="${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || command -v python3 )}"
 
