@@ -239,11 +239,7 @@ def _store_events(
     store: Store, inp: HookInput, ctx: Context, events: list[SessionEvent], cfg: dict[str, object]
 ) -> None:
     cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
-    # spool.take starts by reading <root>/spool, which exists only once a hook had to
-    # spool (rare): without it there is nothing to take, and no need to import spool
-    # (~0.3 ms). tests/test_bench.py checks that spool keeps its files in that folder.
-    if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
-        _drain_spool(store, inp, ctx, cap)
+    _drain_any_spool(store, inp, ctx, cap)
     store.add_events(
         inp.session_id,
         events,
@@ -253,6 +249,15 @@ def _store_events(
         call_at=ctx.call_at,
         where=ctx.where(inp.cwd),
     )
+
+
+def _drain_any_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
+    """``_drain_spool`` when there is a spool. spool.take starts by reading <root>/spool,
+    which exists only once a hook had to spool (rare): without it there is nothing to
+    take, and no need to import spool (~0.3 ms). tests/test_bench.py checks that spool
+    keeps its files in that folder."""
+    if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
+        _drain_spool(store, inp, ctx, cap)
 
 
 def _drain_spool(store: Store, inp: HookInput, ctx: Context, cap: int) -> None:
@@ -497,9 +502,8 @@ def _flush(store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]) -
     any capture had to spool is in the store."""
     bound = max(0.0, min(FLUSH_BOUND, ctx.remaining() - 0.4))
     _wait_for_captures(inp, ctx, None, bound, "the snapshot is made without their events")
-    if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
-        cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
-        _drain_spool(store, inp, ctx, cap)
+    cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
+    _drain_any_spool(store, inp, ctx, cap)
 
 
 def on_pre_compact(inp: HookInput, ctx: Context) -> str | None:
@@ -689,12 +693,17 @@ def on_session_end(inp: HookInput, ctx: Context) -> str | None:
         _store_late(store, inp, ctx, cfg)
         if store.event_count(inp.session_id) == 0:
             return None
-        store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")
-        xml, count = _build_snapshot(store, inp, cfg, "end", ctx=ctx)
-        store.save_resume(inp.session_id, xml, count, kind="end")
+        _save_end_snapshot(store, inp, cfg, ctx)
     finally:
         store.close()
     return None
+
+
+def _save_end_snapshot(store: Store, inp: HookInput, cfg: dict[str, object], ctx: Context) -> None:
+    """The session's one unclaimed end snapshot, built now (an older one is retired)."""
+    store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")
+    xml, count = _build_snapshot(store, inp, cfg, "end", ctx=ctx)
+    store.save_resume(inp.session_id, xml, count, kind="end")
 
 
 def on_client_ending(inp: HookInput, ctx: Context) -> None:
@@ -713,16 +722,13 @@ def on_client_ending(inp: HookInput, ctx: Context) -> None:
     cfg = _config(inp, ctx)
     store = _open(ctx)
     try:
-        if os.path.isdir(os.path.join(ctx.root, SPOOL_DIR)):
-            cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
-            _drain_spool(store, inp, ctx, cap)
+        cap = int(cfg["max_events_per_session"])  # type: ignore[call-overload]
+        _drain_any_spool(store, inp, ctx, cap)
         if store.event_count(inp.session_id) == 0:
             return
         lock = inflight.end_lock(ctx.root)
         try:
-            store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")
-            xml, count = _build_snapshot(store, inp, cfg, "end", ctx=ctx)
-            store.save_resume(inp.session_id, xml, count, kind="end")
+            _save_end_snapshot(store, inp, cfg, ctx)
         finally:
             os.close(lock)
     finally:
