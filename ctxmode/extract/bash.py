@@ -415,19 +415,20 @@ class _Walker:
 
     # -- resolution ------------------------------------------------------------------------
 
+    def final(self, cwd_is_after: bool) -> Sym:
+        """Where the session is once the command is over: where the main shell was left
+        (``cwd_is_after``: Claude Code's, whose shell keeps a `cd`), else where it started
+        (a client that runs each command in a fresh shell: its `cd`s end with it)."""
+        return self.cwd[(0,)] if cwd_is_after else _START
+
     def start(self, cwd: str, cwd_is_after: bool) -> _Start:
-        """Where the command started, from the payload's ``cwd``: where the command left
-        the shell (``cwd_is_after``: Claude Code's, whose shell keeps a `cd`), else where
-        it started (a client that runs each command in a fresh shell)."""
-        return _start(cwd, self.cwd[(0,)] if cwd_is_after else _START)
+        """Where the command started, from the payload's ``cwd`` (the session's after it)."""
+        return _start(cwd, self.final(cwd_is_after))
 
     def drafts(
         self, start: _Start, cwd: str, stdout: str, sha: str, cwd_is_after: bool = True
     ) -> list[Draft]:
-        # Where the session is once the command is over: for a fresh-shell client, where
-        # it was (its `cd`s end with the command, and record no move).
-        final = self.cwd[(0,)] if cwd_is_after else _START
-        after_cwd = start.resolve(final)
+        after_cwd = start.resolve(self.final(cwd_is_after))
         out: list[tuple[int, Draft]] = []
         if cwd_is_after:
             out += self.cd_drafts(start, cwd)
