@@ -145,6 +145,11 @@ def run_call(call: HookCall, env: Mapping[str, str], cwd: str, python: str) -> C
             cwd=cwd,
             timeout=CALL_TIMEOUT,
             check=False,
+            # A process group of its own, as the client starts each hook: the hook reads
+            # its call's place in the session from its group's start (hookrun.call_stamp).
+            # In ours, every call of the replay's first second got the same place, and the
+            # snapshot's order (a task's status, an error's resolution) varied run to run.
+            start_new_session=True,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return CallResult(call, None, b"", b"", time.monotonic() - started, f"{exc}")

@@ -6,6 +6,7 @@ import html
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -329,3 +330,16 @@ def test_subprocess_quiet_leaves_no_file_behind(tmp_path: Path) -> None:
     assert _tree(home) == []
     assert _tree(cwd) == []
     assert not real.exists()
+
+
+def test_each_replayed_hook_leads_a_process_group_of_its_own(tmp_path: Path) -> None:
+    """As the client starts a hook: its call's place in the session is read from its
+    group's start (hookrun.call_stamp), so a replay run in one shared group made the
+    snapshot's order (task status, error resolution) vary from run to run."""
+    python = tmp_path / "python"
+    probe = "import os; print(os.getpgid(0) == os.getpid())"
+    python.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -c {shlex.quote(probe)}\n")
+    python.chmod(0o700)
+    call = demo.load_sample()[0]
+    result = demo.run_call(call, dict(os.environ), str(tmp_path), str(python))
+    assert (result.returncode, result.stdout.strip()) == (0, b"True")
