@@ -1,11 +1,14 @@
-"""The README stays true: generated blocks fresh, every command documented."""
+"""The README and the manual (docs/) stay true: generated parts fresh, links whole,
+every command documented."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -13,11 +16,24 @@ from ctxmode.cli import commands
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
+DOCS = REPO / "docs"
 
 
-def test_generated_blocks_are_fresh() -> None:
+def _update_docs() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "update_docs", REPO / "scripts" / "update_docs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_blocks_are_fresh_and_links_whole() -> None:
+    """The command reference, schema, event, option tables and the README's snapshot
+    equal what the code makes now; every link of README.md and docs/ leads somewhere."""
     result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "update_readme.py"), "--check"],
+        [sys.executable, str(REPO / "scripts" / "update_docs.py"), "--check"],
         capture_output=True,
         text=True,
         check=False,
@@ -25,12 +41,59 @@ def test_generated_blocks_are_fresh() -> None:
     assert result.returncode == 0, result.stderr
 
 
+def test_the_check_sees_a_stale_help_block_and_a_missing_one() -> None:
+    docs = _update_docs()
+    page = (DOCS / "commands.md").read_text(encoding="utf-8")
+    start = "<!-- help:ctxmode dump:start -->\n"
+    stale = page.replace(start, start + "Usage: ctxmode dump --old-option\n", 1)
+    assert stale != page
+    assert docs.render(stale, {}) == page  # rendering puts the code's help back
+    assert "help:ctxmode dump" in docs.required_blocks()
+    assert "help:ctxmode config unset" in docs.required_blocks()  # subcommands too
+
+
+def test_the_check_sees_broken_links() -> None:
+    docs = _update_docs()
+    text = (
+        "# Probe\n\n## A heading\n\n[ok](#a-heading) [ok](guide.md#how-it-works) "
+        "[ok](../README.md#hosts) [web](https://example.com/x#y) `[code](nowhere.md)`\n"
+        "[bad](#no-such-heading) [bad](no-such-page.md) [bad](guide.md#no-such-part)\n"
+    )
+    problems = docs.broken_links(DOCS / "probe.md", text)
+    assert [p.split(": (")[1].split(")")[0] for p in problems] == [
+        "#no-such-heading",
+        "no-such-page.md",
+        "guide.md#no-such-part",
+    ]
+
+
+def test_github_anchors() -> None:
+    docs = _update_docs()
+    assert (
+        docs.slug("`ctxmode install` / `ctxmode uninstall`") == "ctxmode-install--ctxmode-uninstall"
+    )
+    assert docs.slug("Team settings (`--project`)") == "team-settings---project"
+    assert docs.slug("The store's schema") == "the-stores-schema"
+    assert docs.anchors("# A\n## A\n```\n# not a heading\n```\n") == {"a", "a-1"}
+
+
 @pytest.mark.parametrize("name", sorted(commands.COMMANDS))
 def test_every_command_is_documented_with_help(name: str) -> None:
     command = commands.load(name)
     assert command.help or command.short_help, f"ctxmode {name} has no help text"
-    headings = [line for line in README.splitlines() if line.startswith("### ")]
-    assert any(f"`ctxmode {name}`" in line for line in headings), f"no README section for {name}"
+    reference = (DOCS / "commands.md").read_text(encoding="utf-8")
+    headings = [line for line in reference.splitlines() if line.startswith("## ")]
+    assert f"## `ctxmode {name}`" in headings, f"no section for {name} in docs/commands.md"
+    assert f"<!-- help:ctxmode {name}:start -->" in reference
+
+
+def test_readme_is_a_short_tour_and_the_index_names_every_page() -> None:
+    assert len(README.splitlines()) <= 250  # the rest belongs in docs/
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    for page in sorted(DOCS.glob("*.md")):
+        if page.name != "README.md":
+            assert f"]({page.name})" in index, f"docs/README.md does not link {page.name}"
+            assert f"](docs/{page.name})" in README, f"README.md does not link {page.name}"
 
 
 def test_readme_shows_the_two_setup_commands() -> None:
