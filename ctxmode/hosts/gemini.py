@@ -67,9 +67,16 @@ TOOL_KINDS = {
     "write_todos": "todo.write",
     "enter_plan_mode": "plan.enter",
     "exit_plan_mode": "plan.exit",
-    # Nothing to record: activate_skill, invoke_agent (a subagent's own calls reach the hooks
-    # as calls), list_background_processes, read_background_output, update_topic,
-    # save_memory (its text is the user's memory file, not the session's work).
+}
+# The tools 0.61.0 offers that ctxmode records nothing of, and why (a tool in neither table
+# is a decision to make: tests/test_host_gemini.py checks the recorded tool lists).
+NOT_RECORDED = {
+    "activate_skill": "loads instructions into the context; changes nothing in the project",
+    "invoke_agent": "a subagent's own tool calls reach the hooks as calls of their own",
+    "list_background_processes": "a read of the CLI's own state",
+    "read_background_output": "a read of a command's output; the command is recorded",
+    "update_topic": "the CLI's title for the conversation",
+    "save_memory": "writes the user's GEMINI.md memory, not the session's work",
 }
 MCP_PREFIX = "mcp_"  # MCP tools are named mcp_<server>_<tool>
 
