@@ -219,7 +219,9 @@ def record(out_dir: Path) -> list[str]:
         )
         runs: list[tuple[str, int, int]] = []  # (label, hook calls, requests) after each run
         with MockGemini(ledger) as api:
-            first = run_gemini(install, api.base_url, "please fix the ledger module", cwd=proj, env=env)
+            first = run_gemini(
+                install, api.base_url, "please fix the ledger module", cwd=proj, env=env
+            )
             _check(first)
             runs.append(("ledger", len(os.listdir(captured)), len(api.requests)))
             api.script = tour

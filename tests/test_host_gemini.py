@@ -331,3 +331,28 @@ def test_every_recorded_payload_keeps_the_contract(name: str, project: Path) -> 
     if out:
         document = json.loads(out)
         assert set(document) == {"hookSpecificOutput"}
+
+
+def test_the_before_model_entry_imports_nothing_of_ctxmode_without_a_summary(
+    project: Path,
+) -> None:
+    """Its cost per request is one interpreter start: no module of ctxmode (nor json) is
+    loaded when the request holds no summary; with one, the hook's usual lean path."""
+    command = COMMANDS["BeforeModel"].command.replace(" -I -S ", " -X importtime -I -S ", 1)
+    plain = json.dumps(moved(load("BeforeModel.json"), project)).encode()
+    proc = subprocess.run(
+        ["bash", "-c", command],
+        input=plain,
+        capture_output=True,
+        cwd=project,
+        env=gemini_env(project, "s"),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout == b""
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in proc.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert not {m for m in loaded if m.startswith(("ctxmode", "json", "encodings.idna"))}, loaded
