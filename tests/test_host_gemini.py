@@ -356,3 +356,30 @@ def test_the_before_model_entry_imports_nothing_of_ctxmode_without_a_summary(
         if line.startswith("import time:")
     }
     assert not {m for m in loaded if m.startswith(("ctxmode", "json", "encodings.idna"))}, loaded
+
+
+def test_a_snapshot_built_ahead_by_compress_is_handed_over_by_before_model_only(
+    project: Path,
+) -> None:
+    """/compress: PreCompress(manual) builds the snapshot ahead; the next prompt (BeforeAgent)
+    must not hand it over too (its context would stay in the history: twice); BeforeModel
+    hands over one snapshot, with the prompt recorded since."""
+    replay(project, until=15)  # the ledger run
+    manual = (
+        moved(load("PreCompress.manual.json"), project)
+        if (FIXTURES / "PreCompress.manual.json").exists()
+        else {**moved(load("PreCompress.auto.json"), project), "trigger": "manual"}
+    )
+    session = moved(load("BeforeModel.after_compress.json"), project)["session_id"]
+    manual["session_id"] = session
+    assert hook("PreCompress", manual, project) == b""
+    prompt = moved(load("BeforeAgent.json"), project)
+    prompt["session_id"] = session
+    prompt["prompt"] = "now the fixture tour please"
+    assert hook("BeforeAgent", prompt, project) == b""
+    out = hook("BeforeModel", moved(load("BeforeModel.after_compress.json"), project), project)
+    found = RESUME_RE.findall(out.decode())
+    assert len(found) == 1 and "now the fixture tour please" in found[0]
+    resumes = [r for s in dump(project)["sessions"] for r in s.get("resumes") or []]
+    handed = [r for r in resumes if r["kind"] == "compact" and r["consumed_by"] == session]
+    assert len(handed) == 1, resumes
