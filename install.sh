@@ -8,6 +8,8 @@
 #   ./install.sh --uninstall      remove the hooks (same scope options); data is kept
 #   ./install.sh --host codex     for the Codex CLI: ~/.codex/hooks.json and its trust
 #                                 entries in ~/.codex/config.toml (--user or --project DIR)
+#   ./install.sh --host gemini    for the Gemini CLI: ~/.gemini/settings.json (--user, or
+#                                 --project DIR: a folder Gemini trusts)
 #
 # What it does: finds a real python3 >= 3.10 (not a pyenv/asdf shim: hooks start on
 # every tool call and a shim costs ~10x the interpreter's start-up), creates an
@@ -22,7 +24,7 @@ say() { printf 'ctxmode: %s\n' "$*"; }
 die() { printf 'ctxmode: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     exit "${1:-0}"
 }
 
@@ -50,7 +52,7 @@ while [ $# -gt 0 ]; do
             SCOPE=--user
             shift ;;
         --host)
-            [ $# -ge 2 ] || die "--host needs a name (claude or codex)"
+            [ $# -ge 2 ] || die "--host needs a name (claude, codex or gemini)"
             HOST=$2
             shift 2 ;;
         --host=*) HOST=${1#*=}; shift ;;
@@ -73,7 +75,8 @@ fi
 case "$HOST" in
     claude) ;;
     codex) set -- "$@" --host codex ;;
-    *) die "unknown host: $HOST (claude or codex)" ;;
+    gemini) set -- "$@" --host gemini ;;
+    *) die "unknown host: $HOST (claude, codex or gemini)" ;;
 esac
 
 # --- a real interpreter ------------------------------------------------------------
@@ -195,7 +198,11 @@ print(sysconfig.get_path("purelib", scheme, vars={"base": sys.argv[1], "platbase
                 say "would link $LINK to $CTXMODE"
             fi ;;
     esac
-    if [ "$HOST" = codex ]; then DRY_MODULE=ctxmode.codex_config; else DRY_MODULE=ctxmode.installer; fi
+    case "$HOST" in
+        codex) DRY_MODULE=ctxmode.codex_config ;;
+        gemini) DRY_MODULE=ctxmode.gemini_config ;;
+        *) DRY_MODULE=ctxmode.installer ;;
+    esac
     exec "$PY" -I -B -c '
 import importlib, sys
 sys.path.insert(0, sys.argv[1])

@@ -449,7 +449,7 @@ def on_prompt(inp: HookInput, ctx: Context) -> str | None:
         # the watchdog. The snapshot stays unclaimed for the next prompt.
         if not _record(inp, ctx, events, cfg, store):
             return None
-        if store.has_unclaimed(inp.session_id, kind="compact"):
+        if inp.prompt_claims_compact and store.has_unclaimed(inp.session_id, kind="compact"):
             resume = store.claim_resume(
                 claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
             )
@@ -735,6 +735,76 @@ def on_client_ending(inp: HookInput, ctx: Context) -> None:
         store.close()
 
 
+def on_model_request(inp: HookInput, ctx: Context) -> str | None:
+    """A model request (Gemini's BeforeModel) whose history holds a compression summary
+    (``inp.compact_summary``): the snapshot to append to it, the same one on every request
+    while that summary is in the history (ctxmode.resume_cache), claimed once.
+
+    The first request after a compression builds it from the events recorded up to then
+    (or takes the one PreCompress(manual) built, if nothing was recorded since), like
+    PreCompact with SessionStart(compact) here; every later request reads the cache.
+    """
+    summary = inp.compact_summary
+    if not summary:
+        return None
+    from ctxmode import resume_cache
+
+    cache = resume_cache.path(ctx.root, inp.session_id, resume_cache.digest(summary))
+    text = resume_cache.read(cache)
+    if text is None:
+        lock = resume_cache.lock(ctx.root)
+        try:
+            text = resume_cache.read(cache)  # another hook may have served it meanwhile
+            if text is None:
+                text = _compression_snapshot(inp, ctx) or ""
+                resume_cache.write(cache, text)
+        finally:
+            os.close(lock)
+    return text or None
+
+
+def _compression_snapshot(inp: HookInput, ctx: Context) -> str | None:
+    """Claim this compression's snapshot: one built ahead (PreCompress manual) with nothing
+    recorded since, else one built now from the events recorded so far."""
+    cfg = _config(inp, ctx)
+    store = _open(ctx)
+    status = None
+    try:
+        _flush(store, inp, ctx, cfg)
+        events = store.session_events(inp.session_id)
+        latest = store.latest_resume(inp.session_id, kind="compact")
+        ahead = (
+            latest is not None
+            and not latest["consumed"]
+            and (not events or str(latest["created_at"]) >= str(events[-1].created_at))
+        )
+        if not ahead:
+            if not events:
+                return None
+            # An older snapshot never handed over (a /compress that compressed nothing)
+            # is stale now: this compression gets the session as it is.
+            store.discard_unclaimed(inp.session_id, reason="superseded", kind="compact")
+            status = _start_git_status(inp, ctx)
+            version = store.data_version()
+            if _store_worktree_changes(store, inp, ctx, cfg, events, status) or (
+                store.data_version() != version
+            ):
+                events = store.session_events(inp.session_id)
+            _save_compact_snapshot(store, inp, cfg, ctx, events)
+        resume = store.claim_resume(
+            claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
+        )
+        # The client's summary, masked, kept beside the snapshot (ctxmode stats).
+        summary = summary_text(_masked(inp, cfg).compact_summary or "")
+        if summary:
+            store.add_compaction_summary(inp.session_id, summary, inp.trigger or "")
+        return resume.snapshot if resume is not None else None
+    finally:
+        if status is not None:
+            status.close()
+        store.close()
+
+
 _HANDLERS = {
     "PostToolUse": on_tool,
     "PostToolUseFailure": on_tool,
@@ -743,4 +813,5 @@ _HANDLERS = {
     "PostCompact": on_post_compact,
     "SessionStart": on_session_start,
     "SessionEnd": on_session_end,
+    "BeforeModel": on_model_request,
 }

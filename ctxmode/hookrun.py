@@ -37,6 +37,9 @@ DEADLINES = {
     "PreCompact": 15.0,
     "SessionStart": 15.0,
     "SessionEnd": 1.2,
+    # Gemini's, before every model request: ~nothing to do, but the first request after a
+    # compression builds the snapshot (as PreCompact would); registered with 20 s.
+    "BeforeModel": 10.0,
 }
 DEFAULT_DEADLINE = 4.0
 
@@ -170,7 +173,10 @@ def run_hook(
         # The call's place in the session: background captures finish in any order;
         # the store keeps and reads their events in the order the calls started.
         call_at = marker.call_at if marker is not None else call_stamp()
-        data, size = read_input(stdin)
+        limits = getattr(client, "INPUT_LIMITS", None)
+        data, size = read_input(
+            stdin, limits.get(event, payload.MAX_PARSE_BYTES) if limits else payload.MAX_PARSE_BYTES
+        )
         oversized = size > len(data)
         inp = client.salvage(data, event) if oversized else client.parse(data, event)
         del data  # the parsed payload is all we need from here on: free the bytes
@@ -178,8 +184,11 @@ def run_hook(
         # The folder the session names (its config, ignore file, and the base of the
         # relative paths in events), as before; the store is the repository's, one for
         # all its worktrees (paths.identify): the CLI finds the same one.
-        inp.project_dir = paths.project_dir(inp.cwd or os.getcwd(), env)
-        identity = paths.identify(inp.cwd, env)
+        # A host whose CLAUDE_PROJECT_DIR names no project (Gemini sets it to the folder it
+        # started in) leaves the project to the payload's cwd, climbed to its repository.
+        where_env = env if getattr(client, "PROJECT_FROM_ENV", True) else {}
+        inp.project_dir = paths.project_dir(inp.cwd or os.getcwd(), where_env)
+        identity = paths.identify(inp.cwd, where_env)
         if os.path.exists(os.path.join(inp.project_dir, ".ctxmode-ignore")):
             return b""
         deadline = DEADLINES.get(event, DEFAULT_DEADLINE)
@@ -218,7 +227,13 @@ def run_hook(
             # The client is ending and will run no SessionEnd (inflight.stopping): this
             # capture, still holding its marker, takes the end snapshot.
             handlers.on_client_ending(inp, ctx)
-        return client.output(event, text) if text else b""
+        if not text:
+            return b""
+        # A host whose output depends on the input (Gemini's BeforeModel rewrites the
+        # request it was given) says so with output_for.
+        output_for = getattr(client, "output_for", None)
+        out: bytes = output_for(inp, text) if output_for is not None else client.output(event, text)
+        return out
     except payload.PayloadError as exc:
         # Not ours to judge the client: note it briefly and carry on.
         if root:
@@ -281,6 +296,12 @@ def _frames(exc: BaseException) -> str:
     return "Traceback (most recent call last):\n" + "".join(summary.format())
 
 
+def _bytes_stream(data: bytes) -> BinaryIO:
+    import io
+
+    return io.BytesIO(data)
+
+
 # The shim argument of a capture the client runs in the background (ctxmode.inflight).
 BACKGROUND_FLAG = "--background"
 
@@ -296,10 +317,12 @@ def host_argument(argv: list[str]) -> str | None:
     return None
 
 
-def main(event: str, host: str | None = None) -> NoReturn:
+def main(event: str, host: str | None = None, stdin: bytes | None = None) -> NoReturn:
     """Entry point of the hook shims: run, print, exit 0 — always.
 
     ``host``: the client whose hook this is (``ctxmode.hosts``; None: Claude Code).
+    ``stdin``: the input, when the shim has read it already (Gemini's BeforeModel looks
+    at it before importing anything).
     """
     import _thread
 
@@ -320,7 +343,7 @@ def main(event: str, host: str | None = None) -> NoReturn:
     try:
         out = run_hook(
             event,
-            sys.stdin.buffer,
+            sys.stdin.buffer if stdin is None else _bytes_stream(stdin),
             os.environ,
             output_lock=lock,
             watchdog=True,

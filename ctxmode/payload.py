@@ -58,6 +58,7 @@ class HookInput:
         "outcome_known",
         "project_dir",
         "prompt",
+        "prompt_claims_compact",
         "raw",
         "reason",
         "session_id",
@@ -114,6 +115,10 @@ class HookInput:
         # its payload's cwd is where the command left it; Codex: each command starts afresh
         # where the session is, which the cwd names). Set False by such a host.
         self.shell_keeps_cwd = True
+        # Whether UserPromptSubmit hands over the session's unclaimed compaction snapshot
+        # (a client that may drop SessionStart's output after a compaction). False for a
+        # host with its own route for it (Gemini: BeforeModel, once per compression).
+        self.prompt_claims_compact = True
 
     def __repr__(self) -> str:
         return f"HookInput({self.event!r}, session={self.session_id!r}, tool={self.tool_name!r})"

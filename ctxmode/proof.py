@@ -67,6 +67,18 @@ class Client:
     session: Callable[[str, str], list[Call]]
     speaks: tuple[str, ...]  # events whose stdout reaches the model
     expect: tuple[str, ...] = ()  # what the snapshot must name (the session's key facts)
+    # The call that compacts (from it on, the snapshot is due), and the event whose stdout
+    # hands the snapshot over (Gemini: every BeforeModel after the compression).
+    compacts: Callable[[Call], bool] = lambda call: call.event == "PreCompact"
+    delivers: str = "SessionStart"
+    # stdout → the snapshot it carries (None: it breaks the contract); the default reads
+    # the additionalContext object.
+    snapshot_of: Callable[[bytes], str | None] | None = None
+    # Whether the snapshot is handed over on every call after the compaction (the same
+    # text each time) rather than by one call.
+    repeats: bool = False
+    # event → its own stdout check (instead of the additionalContext contract)
+    contracts: Mapping[str, Callable[[bytes], str | None]] = field(default_factory=dict)
 
 
 def commands_in(
@@ -133,8 +145,8 @@ def run(commands: Mapping[str, tuple[str, object]], client: Client) -> VerifyRes
             problem = contract_problem(step.event, proc.stdout, client)
             if problem:
                 result.problems.append(problem)
-            compacted = compacted or step.event == "PreCompact"
-            if compacted and step.event == "SessionStart" and proc.stdout.strip():
+            compacted = compacted or client.compacts(step)
+            if compacted and step.event == client.delivers and proc.stdout.strip():
                 after.append(proc.stdout)
         _check_snapshot(result, after, client)
         try:
@@ -160,6 +172,8 @@ def contract_problem(event: str, stdout: bytes, client: Client) -> str | None:
     for that event and nothing else (Codex refuses unknown keys)."""
     if not stdout.strip():
         return None
+    if event in client.contracts:
+        return client.contracts[event](stdout)
     if event not in client.speaks:
         return f"{event} printed to stdout: {stdout[:200]!r}"
     try:
@@ -180,23 +194,52 @@ def contract_problem(event: str, stdout: bytes, client: Client) -> str | None:
 
 
 def _check_snapshot(result: VerifyResult, printed: list[bytes], client: Client) -> None:
+    if client.snapshot_of is not None:
+        texts = [client.snapshot_of(out) for out in printed]
+        if client.repeats and len(printed) > 1 and len(set(texts)) == 1:
+            printed = printed[:1]  # the same snapshot, served again with each request
+        elif client.repeats and len(set(texts)) > 1:
+            result.problems.append(
+                f"the {client.delivers} calls after the compaction handed over "
+                f"{len(set(texts))} different snapshots (expected the same one each time)"
+            )
+            return
     if len(printed) != 1:
         result.problems.append(
-            "no SessionStart after the compaction printed the snapshot"
+            f"no {client.delivers} after the compaction printed the snapshot"
             if not printed
-            else f"{len(printed)} SessionStarts after the compaction printed a snapshot "
+            else f"{len(printed)} {client.delivers}s after the compaction printed a snapshot "
             "(the model would get it more than once)"
         )
         return
-    problem, result.snapshot_bytes = check_resume(printed[0])
+    if client.snapshot_of is not None:
+        context = client.snapshot_of(printed[0]) or ""
+        problem, result.snapshot_bytes = check_snapshot_text(context)
+    else:
+        problem, result.snapshot_bytes = check_resume(printed[0])
     result.snapshot_ok = problem is None
     if problem:
         result.problems.append(problem)
         return
-    context = json.loads(printed[0])["hookSpecificOutput"]["additionalContext"]
+    if client.snapshot_of is None:
+        context = json.loads(printed[0])["hookSpecificOutput"]["additionalContext"]
     missing = [fact for fact in client.expect if fact not in context]
     if missing:
         result.problems.append(f"the snapshot does not name {', '.join(missing)}")
+
+
+def check_snapshot_text(text: str) -> tuple[str | None, int]:
+    """(None, its size in bytes) when ``text`` is one well-formed ``<session_resume>``;
+    else (what is wrong, 0)."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError as exc:
+        return f"no valid snapshot was handed over ({exc})", 0
+    if root.tag != "session_resume":
+        return "something other than a <session_resume> snapshot was handed over", 0
+    return None, len(text.encode("utf-8"))
 
 
 def check_resume(stdout: bytes) -> tuple[str | None, int]:

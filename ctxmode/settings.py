@@ -43,7 +43,9 @@ SHIMS: Mapping[str, str] = {
     "PostCompact": "post_compact",
 }
 
-_SHIM_NAMES = "|".join(sorted(SHIMS.values(), key=len, reverse=True))
+# Shims of one host's own events (Gemini's BeforeModel): found in its settings like the rest.
+HOST_SHIMS = ("before_model",)
+_SHIM_NAMES = "|".join(sorted((*SHIMS.values(), *HOST_SHIMS), key=len, reverse=True))
 # A command runs a shim by its path (``.../ctxmode/hooks/<shim>.py``), or, in a shared
 # project file, through the per-user launcher (``ctxmode-hook <shim>``, see
 # ``ctxmode.installer.team_command``).
@@ -63,13 +65,18 @@ class HookSpec:
     matcher: str | None = None
     # "async": true — the client runs it in the background (hosts.claude_code.BACKGROUND_EVENTS)
     background: bool = False
+    # The handler's "name" (Gemini CLI shows it, and runs one handler per name:command)
+    name: str | None = None
 
     def group(self) -> dict[str, Any]:
         """The matcher group written to settings.json, keys in a fixed order."""
         group: dict[str, Any] = {}
         if self.matcher is not None:
             group["matcher"] = self.matcher
-        handler = {"type": "command", "command": self.command, "timeout": self.timeout}
+        handler: dict[str, Any] = {"type": "command"}
+        if self.name is not None:
+            handler["name"] = self.name
+        handler.update(command=self.command, timeout=self.timeout)
         if self.background:
             handler["async"] = True
         group["hooks"] = [handler]

@@ -64,12 +64,15 @@ def _hang_limit(request: pytest.FixtureRequest) -> Iterator[None]:
 def _isolated_data_root(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Every test gets its own CTXMODE_HOME and CODEX_HOME; Claude Code's own variables
-    are removed."""
+    """Every test gets its own CTXMODE_HOME, CODEX_HOME and GEMINI_CLI_HOME; Claude Code's
+    own variables are removed."""
     home = tmp_path_factory.mktemp("ctxmode-home")
     monkeypatch.setenv("CTXMODE_HOME", str(home))
     # Nor the user's Codex folder (doctor and install --host codex read it).
     monkeypatch.setenv("CODEX_HOME", str(tmp_path_factory.mktemp("codex-home")))
+    # Nor the user's ~/.gemini (GEMINI_CLI_HOME is the home Gemini CLI and ctxmode take
+    # .gemini from).
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path_factory.mktemp("gemini-home")))
     for name in list(os.environ):
         if name.startswith(("CLAUDE_", "CLAUDECODE")) or name == "CTXMODE_DISABLE":
             monkeypatch.delenv(name, raising=False)

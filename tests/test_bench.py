@@ -121,13 +121,24 @@ def test_every_case_has_its_payload_and_event() -> None:
     for case in bench.CASES:
         if case.payload == "big":
             continue
+        if case.payload in (bench.GEMINI_PLAIN, bench.GEMINI_SUMMARY):  # made at run time
+            request = json.loads(
+                bench.gemini_request("/p", "s", case.payload == bench.GEMINI_SUMMARY)
+            )
+            assert request["hook_event_name"] == case.event.removeprefix(bench.GEMINI)
+            assert len(json.dumps(request)) >= bench.GEMINI_REQUEST_BYTES
+            continue
         if case.event == bench.STATUS_LINE:  # a status payload names no hook event
             assert "hook_event_name" not in bundle["payloads"][case.payload]
             assert "context_window" in bundle["payloads"][case.payload]
             continue
         # A Codex case's event is "codex:<event>": the Codex hook command of that event.
         # A background case's "background:<event>": that event's capture, run --background.
-        event = case.event.removeprefix(bench.CODEX).removeprefix(bench.BACKGROUND)
+        event = (
+            case.event.removeprefix(bench.CODEX)
+            .removeprefix(bench.BACKGROUND)
+            .removeprefix(bench.GEMINI)
+        )
         assert bundle["payloads"][case.payload]["hook_event_name"] == event
     assert set(bundle["seed"]) <= set(bundle["payloads"])
 
@@ -291,11 +302,13 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     assert names == [case.name for case in bench.CASES]
     codex = {bench.CODEX + "PostToolUse", bench.CODEX + "UserPromptSubmit"}
     background = {bench.BACKGROUND + "PostToolUse"}
+    gemini = {bench.GEMINI + "BeforeModel", bench.GEMINI + "AfterTool"}
     assert {hook["event"] for hook in report["hooks"]} == {
         *SHIMS,
         bench.STATUS_LINE,
         *codex,
         *background,
+        *gemini,
     }
     # Both capture modes: the foreground command, and the same run in the background.
     by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}
@@ -356,7 +369,9 @@ def test_bench_text_output_and_a_settings_file(tmp_path: Path, no_installed_sett
         assert line.endswith((" ok", " MISSED")), line
         # One run: every p95 figure is the maximum, marked, and no p95 target is judged.
         assert "*" in line, line
-    assert lines[5].split()[4].endswith("*"), lines[5]  # the floor: 11 runs, no p95 either
+    # The floor ran once beside each case: a p95 only from P95_MIN_RUNS cases on.
+    floor_marked = lines[5].split()[4].endswith("*")
+    assert floor_marked == (len(bench.CASES) < bench.P95_MIN_RUNS), lines[5]
     assert (
         "* fewer than 20 runs: the slowest run (max), not a 95th percentile; "
         "p95 targets not judged (--runs 20 or more for a p95)"
@@ -484,12 +499,16 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "codex_prompt",
         "codex_bash",
         "codex_patch",
+        "gemini_shell",
     ]
     assert set(order) == set(bundle["payloads"]) - {"statusline"}
     for n, name in enumerate(order):
         data = bench.render(bundle["payloads"][name], str(project), "imports-session", n)
         event = json.loads(data)["hook_event_name"]
-        command = hook_command(event, host="codex" if name.startswith("codex_") else None)
+        host = name.split("_")[0] if name.startswith(("codex_", "gemini_")) else None
+        if host == "gemini":
+            event = {"AfterTool": "PostToolUse"}[event]  # the shim Gemini's AfterTool runs
+        command = hook_command(event, host=host)
         command[1:1] = ["-X", "importtime"]
         proc = subprocess.run(
             command, input=data, capture_output=True, env=env, cwd=project, timeout=60, check=False

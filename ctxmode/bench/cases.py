@@ -27,6 +27,17 @@ BIG_MEMORY_TARGET_MIB = 64.0
 STATUS_LINE = "StatusLine"
 # The prefix of a case's "event" that runs the Codex CLI's hook command of that event.
 CODEX = "codex:"
+# The prefix of a case's "event" that runs the Gemini CLI's hook command of that event
+# (Gemini's event names: AfterTool, BeforeModel, ...).
+GEMINI = "gemini:"
+# Payloads made at run time, too big for the bundled file: BeforeModel's stdin is the whole
+# conversation (GEMINI_REQUEST_BYTES of it), without and with a compression summary.
+GEMINI_PLAIN = "gemini_model_plain"
+GEMINI_SUMMARY = "gemini_model_summary"
+GEMINI_REQUEST_BYTES = 1 * 1024 * 1024
+# Gemini's BeforeModel runs before every model request: with nothing to add it should cost
+# about one interpreter start (issue 24).
+MODEL_TARGET = (1.3, 1.8)
 # The prefix of a case's "event" that runs the event's capture command in the background
 # form (``--background``: what Claude Code >= 2.1.19 starts without waiting for it).
 BACKGROUND = "background:"
@@ -53,6 +64,22 @@ class Case:
 # following SessionStart (compact) claims, and the failure's error is resolved by the
 # Bash success that follows it in the same round.
 CASES: tuple[Case, ...] = (
+    # Gemini first: its BeforeModel with a summary claims the session's compaction snapshot
+    # once (building it in the first round, serving it from the cache after), before any
+    # PreCompact of a round leaves one for SessionStart (compact) to claim.
+    Case(
+        "Gemini BeforeModel, no summary",
+        GEMINI + "BeforeModel",
+        GEMINI_PLAIN,
+        *MODEL_TARGET,
+    ),
+    Case(
+        "Gemini BeforeModel, snapshot",
+        GEMINI + "BeforeModel",
+        GEMINI_SUMMARY,
+        3.5,
+    ),
+    Case("Gemini AfterTool run_shell_command", GEMINI + "AfterTool", "gemini_shell", *TOOL_TARGET),
     Case("PostToolUse Edit", "PostToolUse", "edit", *TOOL_TARGET),
     # The same capture as the client runs it in the background: the agent does not wait
     # for it; this is the process's own cost, spent beside the agent loop.

@@ -13,6 +13,8 @@ from typing import Any
 from ctxmode.bench.cases import (
     CASES,
     DEFAULT_RUNS,
+    GEMINI_PLAIN,
+    GEMINI_SUMMARY,
     MAX_RUNS,
     SEED_EVENTS,
     SESSION_ID,
@@ -27,7 +29,14 @@ from ctxmode.bench.commands import (
     statusline_command,
 )
 from ctxmode.bench.launcher import Launcher, LocalRunner, make_runner
-from ctxmode.bench.payloads import big_payload, hook_env, load_payloads, render, seed_session
+from ctxmode.bench.payloads import (
+    big_payload,
+    gemini_request,
+    hook_env,
+    load_payloads,
+    render,
+    seed_session,
+)
 from ctxmode.bench.results import CaseResult, Report, Sample, summarize
 from ctxmode.wording import plural
 
@@ -88,6 +97,10 @@ def _sample_failures(case: Case, sample: Sample) -> list[str]:
         problems.append(f"stderr: {sample.stderr[:200]!r}")
     if case.payload == "session_start_compact" and b"<session_resume" not in sample.stdout:
         problems.append("printed no <session_resume> snapshot")
+    if case.payload == GEMINI_SUMMARY and sample.stdout.count(b"<session_resume ") != 1:
+        problems.append("appended no <session_resume> snapshot (or more than one)")
+    if case.payload == GEMINI_PLAIN and sample.stdout:
+        problems.append(f"printed {sample.stdout[:80]!r} for a request with no summary")
     if case.event == STATUS_LINE and not sample.stdout.startswith(b"ctx 1,000 ev"):
         # Proof it read the seeded session (a status line that reads nothing is fast too).
         problems.append(f"printed {sample.stdout[:80]!r}, not the session's status line")
@@ -102,7 +115,7 @@ def _rounds(
     pythons: Mapping[str, str],
     payloads: Mapping[str, Any],
     project: str,
-    big: str,
+    files: Mapping[str, str],
     floor_samples: dict[str, list[Sample]],
     samples: dict[str, list[Sample]],
     failures: dict[str, list[str]],
@@ -124,8 +137,10 @@ def _rounds(
             if floor.exit_code != 0 or floor.stderr:
                 problem = f"exit status {floor.exit_code}: {floor.stderr[:200]!r}"
                 failures.setdefault(f"floor {python}", [problem])
-            stdin: bytes | str = big
-            if case.payload != "big":
+            stdin: bytes | str
+            if case.payload in files:  # made at run time: its file
+                stdin = files[case.payload]
+            else:
                 stdin = render(payloads["payloads"][case.payload], project, SESSION_ID, n)
             sample = runner.run(commands[case.event], stdin)
             samples[case.name].append(sample)
@@ -155,6 +170,12 @@ def run(
     python = interpreter_of(commands.get("PostToolUse", ""))
     for spec in codex_specs(python if os.path.isabs(python) else None):
         commands.setdefault(CODEX + spec.event, spec.command)
+    # And the Gemini CLI's (Gemini's event names; BeforeModel has a shim of its own).
+    from ctxmode.bench.cases import GEMINI
+    from ctxmode.gemini_config import hook_specs as gemini_specs
+
+    for spec in gemini_specs(python if os.path.isabs(python) else None):
+        commands.setdefault(GEMINI + spec.event, spec.command)
     # Both capture modes, whichever is installed: the foreground command (the agent waits
     # for it) as "PostToolUse", the same with --background (it does not) beside it.
     from ctxmode.bench.cases import BACKGROUND
@@ -209,6 +230,11 @@ def run(
         if any(case.memory_case for case in cases):
             with open(big, "wb") as handle:
                 handle.write(big_payload(project, SESSION_ID))
+        files = {"big": big}
+        for key, summary in ((GEMINI_PLAIN, False), (GEMINI_SUMMARY, True)):
+            files[key] = os.path.join(tmp, f"{key}.json")
+            with open(files[key], "wb") as handle:
+                handle.write(gemini_request(project, SESSION_ID, summary))
         scratch = os.path.join(tmp, "payloads")
         os.makedirs(scratch)
         runner = make_runner(env, project, scratch)
@@ -221,7 +247,7 @@ def run(
                 pythons,
                 payloads,
                 project,
-                big,
+                files,
                 floor_samples,
                 samples,
                 failures,

@@ -89,16 +89,16 @@ worktree_option = click.option(
 
 
 # The clients whose sessions a store holds (session_meta.client; NULL: Claude Code).
-CLIENTS = {"claude": "claude_code", "codex": "codex"}
+CLIENTS = {"claude": "claude_code", "codex": "codex", "gemini": "gemini"}
 client_option = click.option(
     "--client",
     type=click.Choice(sorted(CLIENTS)),
-    help="Only sessions of this client: Claude Code or the Codex CLI.",
+    help="Only sessions of this client: Claude Code, the Codex CLI or the Gemini CLI.",
 )
 
 
 def client_of(meta: dict[str, Any]) -> str:
-    """The client a session ran in: ``claude_code`` or ``codex``."""
+    """The client a session ran in: ``claude_code``, ``codex`` or ``gemini``."""
     return str(meta.get("client") or "claude_code")
 
 

@@ -43,11 +43,13 @@ def _scope_options(func: click.decorators.FC) -> click.decorators.FC:
             ),
             click.option(
                 "--host",
-                type=click.Choice(["claude", "codex"]),
+                type=click.Choice(["claude", "codex", "gemini"]),
                 default="claude",
                 show_default=True,
-                help="The client: Claude Code, or the Codex CLI (~/.codex/hooks.json and "
-                "the trust entries of ~/.codex/config.toml; --user or --project DIR).",
+                help="The client: Claude Code, the Codex CLI (~/.codex/hooks.json and "
+                "the trust entries of ~/.codex/config.toml; --user or --project DIR), or "
+                "the Gemini CLI (~/.gemini/settings.json; --project DIR needs a folder "
+                "Gemini trusts).",
             ),
         )
     ):
@@ -119,6 +121,13 @@ def install(
             raise click.UsageError("--statusline is for Claude Code only")
         codex_install.install(user, project, local, dry_run, verify)
         return
+    if host == "gemini":
+        from ctxmode.cli import gemini_install
+
+        if statusline:
+            raise click.UsageError("--statusline is for Claude Code only")
+        gemini_install.install(user, project, local, dry_run, verify)
+        return
     scope, directory = _scope(user, project, local)
     try:
         result = installer.install(scope, directory, dry_run=dry_run, statusline=statusline)
@@ -172,6 +181,11 @@ def uninstall(user: bool, project: str | None, local: str | None, dry_run: bool,
         from ctxmode.cli import codex_install
 
         codex_install.uninstall(user, project, local, dry_run)
+        return
+    if host == "gemini":
+        from ctxmode.cli import gemini_install
+
+        gemini_install.uninstall(user, project, local, dry_run)
         return
     scope, directory = _scope(user, project, local)
     try:

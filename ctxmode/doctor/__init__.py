@@ -17,6 +17,8 @@ data root.
   memory tools on the same events), and what switches them off;
 - ``codex``: the Codex CLI's hooks.json and the trust entries without which Codex skips
   the hooks (nothing when Codex is not set up);
+- ``gemini``: the Gemini CLI's settings.json (events, exact-string matchers, millisecond
+  timeouts) and, for a project's, the folder trust it needs (nothing when not set up);
 - ``project_store``: the project's store;
 - ``hook_log``: recent errors in the hook log;
 - ``transcripts``: the client's transcripts of this project not imported yet.
@@ -38,6 +40,7 @@ from ctxmode.doctor.environment import (
     check_sqlite,
     fts5_status,
 )
+from ctxmode.doctor.gemini import check_gemini
 from ctxmode.doctor.hook_commands import (
     command_paths,
     launcher_path,
@@ -73,6 +76,7 @@ CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
     check_config,
     check_hooks,
     check_codex,
+    check_gemini,
     check_store,
     check_log,
     check_transcripts,
@@ -113,6 +117,7 @@ __all__ = [
     "check_codex",
     "check_config",
     "check_data_root",
+    "check_gemini",
     "check_hooks",
     "check_log",
     "check_package",

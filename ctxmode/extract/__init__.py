@@ -177,6 +177,7 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     out.tool_kind = kind
     out.outcome_known = inp.outcome_known
     out.shell_keeps_cwd = inp.shell_keeps_cwd
+    out.prompt_claims_compact = inp.prompt_claims_compact
     return out
 
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 DEFAULT = "claude_code"
-NAMES = ("claude_code", "codex")
+NAMES = ("claude_code", "codex", "gemini")
 
 # The neutral tool kinds the extractors dispatch on (a host maps its tool names to these).
 KINDS = (
