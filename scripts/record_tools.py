@@ -148,7 +148,9 @@ def launcher(path: Path, env: dict[str, str], cwd: Path, argv: list[str]) -> Pat
     env = {**env, "TERM": "xterm-256color"}  # a terminal UI needs one; env -i drops tmux's
     lines = ["#!/bin/sh", "env -i \\"]
     lines += [f"  {shlex.quote(f'{k}={v}')} \\" for k, v in sorted(env.items())]
-    lines.append(f"  sh -c {shlex.quote('cd ' + shlex.quote(str(cwd)) + ' && exec ' + shlex.join(argv))}")
+    lines.append(
+        f"  sh -c {shlex.quote('cd ' + shlex.quote(str(cwd)) + ' && exec ' + shlex.join(argv))}"
+    )
     path.write_text("\n".join(lines) + "\n")
     path.chmod(0o755)
     return path
@@ -160,9 +162,10 @@ def launcher(path: Path, env: dict[str, str], cwd: Path, argv: list[str]) -> Pat
 def record_claude(version: str, mode: str) -> dict[str, Any]:
     install = claude_cli.ensure_claude(version)
     script = FirstOffer(lambda: amock.say("Hello."))
-    with tempfile.TemporaryDirectory(prefix="ctxmode-tools-") as tmp, amock.MockAPI(
-        script, max_requests=40, max_seconds=TUI_SECONDS + 60
-    ) as api:
+    with (
+        tempfile.TemporaryDirectory(prefix="ctxmode-tools-") as tmp,
+        amock.MockAPI(script, max_requests=40, max_seconds=TUI_SECONDS + 60) as api,
+    ):
         home = Path(tmp).resolve()
         proj = home / "proj"
         proj.mkdir()
@@ -226,9 +229,10 @@ def _claude_tui(
 def record_codex(version: str, mode: str) -> dict[str, Any]:
     install = codex_cli.ensure_codex(version)
     script = FirstOffer(lambda: cmock.say("Hello."))
-    with tempfile.TemporaryDirectory(prefix="ctxmode-tools-") as tmp, cmock.MockResponses(
-        script, max_requests=40
-    ) as api:
+    with (
+        tempfile.TemporaryDirectory(prefix="ctxmode-tools-") as tmp,
+        cmock.MockResponses(script, max_requests=40) as api,
+    ):
         home = Path(tmp).resolve()
         proj = home / "proj"
         proj.mkdir()
@@ -282,7 +286,9 @@ def _codex_tui(
         "-c", provider,
         "-c", f"model={codex_cli.MODEL}",
     ]  # fmt: skip
-    tmux = Tmux(f"ctxmode-tools-codex-{install.version}", launcher(home / "run.sh", env, proj, argv))
+    tmux = Tmux(
+        f"ctxmode-tools-codex-{install.version}", launcher(home / "run.sh", env, proj, argv)
+    )
     try:
         tmux.wait_for("? for shortcuts")
         tmux.type(PROMPT)
@@ -341,7 +347,9 @@ def record_payloads(version: str) -> Path:
             def fixed(label: str, tool: str, **tool_input: Any) -> Any:
                 return step(label, tool, lambda _req: tool_input)
 
-            def answer_of(tool: str, key: str, pattern: str) -> Callable[[amock.Request], dict[str, Any]]:
+            def answer_of(
+                tool: str, key: str, pattern: str
+            ) -> Callable[[amock.Request], dict[str, Any]]:
                 """An input ``{key: <what tool's result says>}``: the id CronCreate or
                 Monitor answered with, for the call that deletes or stops it."""
 
@@ -427,7 +435,11 @@ def main() -> int:
             for mode in modes:
                 if mode not in MODES[client]:
                     parser.error(f"{client} has no mode {mode!r} (it has {MODES[client]})")
-                rec = record_claude(version, mode) if client == "claude" else record_codex(version, mode)
+                rec = (
+                    record_claude(version, mode)
+                    if client == "claude"
+                    else record_codex(version, mode)
+                )
                 path = write(client, rec)
                 print(
                     f"{rec['client']} {mode}: {len(rec['tools'])} tools, "
