@@ -287,3 +287,19 @@ def test_codex_goals_are_open_work(
     inp = codex.parse(json.dumps(raw).encode(), "PostToolUse")
     inp.project_dir = "/tmp/proj"
     assert [(e.type, json.loads(e.data)) for e in extract(inp)] == expected
+
+
+def test_a_recorded_codex_goal_is_open_work_in_the_snapshot() -> None:
+    """Codex 0.171.0 fires PostToolUse for create_goal (recorded by
+    scripts/record_codex_fixtures.py); the goal is open work until it is complete."""
+    path = Path(__file__).parent / "fixtures" / "codex-0.171.0" / "PostToolUse.create_goal.json"
+    raw = json.loads(path.read_text())
+    inp = codex.parse(json.dumps(raw).encode(), "PostToolUse")
+    inp.project_dir = "/tmp/proj"
+    events = extract(inp)
+    objective = "Make the ledger reconcile with the bank statement"
+    assert [(e.type, json.loads(e.data)) for e in events] == [
+        ("job_start", {"kind": "goal", "id": "goal", "what": objective})
+    ]
+    snap = build_snapshot(events, session_id="s", compact_seq=1)
+    assert f'<job kind="goal" id="goal" status="active">{objective}</job>' in snap, snap
