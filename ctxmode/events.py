@@ -157,6 +157,8 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "user_prompt": ("prompt", CRITICAL, "{text}"),
     "decision": ("decision", CRITICAL, "{text}"),
     "role": ("role", CRITICAL, "{text}"),
+    # A review's finding still to act on (ReportFindings): shown among the decisions.
+    "finding": ("decision", HIGH, "{text, [path], [line]}"),
     "intent": (
         "intent",
         HIGH,

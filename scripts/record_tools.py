@@ -404,6 +404,48 @@ def record_payloads(version: str) -> Path:
     return out
 
 
+# -- the tables, from the recorded lists and the hosts' tables ----------------------------------
+
+
+def tables() -> str:
+    """A Markdown table per client: every tool a supported version offers, where (print,
+    interactive; ``d`` = deferred), and what ctxmode records of it."""
+    from ctxmode.hosts import claude_code, codex
+
+    hosts = {"claude": claude_code, "codex": codex}
+    out = []
+    for client, versions in VERSIONS.items():
+        host = hosts[client]
+        modes = MODES[client]
+        offered: dict[str, dict[tuple[str, str], str]] = {}
+        columns = []
+        for version in versions:
+            for mode in modes:
+                path = REPO / "tests" / "fixtures" / f"{FOLDER[client]}-{version}"
+                path = path / f"tools.{mode}.json"
+                if not path.exists():
+                    continue
+                record = json.loads(path.read_text())
+                columns.append((version, mode))
+                for name in record["tools"]:
+                    offered.setdefault(name, {})[(version, mode)] = "x"
+                for name in record["deferred"]:
+                    offered.setdefault(name, {})[(version, mode)] = "d"
+        head = ["tool", *(f"{v} {m}" for v, m in columns), "ctxmode records"]
+        out.append(f"### {FOLDER[client]}\n")
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        for name in sorted(offered, key=str.lower):
+            kind = host.TOOL_KINDS.get(name)
+            what = (
+                f"`{kind}`" if kind else "nothing: " + host.NOT_RECORDED.get(name, "UNCLASSIFIED")
+            )
+            cells = [offered[name].get(col, "") for col in columns]
+            out.append("| " + " | ".join([f"`{name}`", *cells, what]) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 # -- main --------------------------------------------------------------------------------------
 
 
@@ -422,7 +464,11 @@ def main() -> int:
     parser.add_argument("--version", help="default: the pinned and the newest version")
     parser.add_argument("--modes", help="comma-separated; default: every mode of the client")
     parser.add_argument("--payloads", action="store_true", help="the newer tools' hook payloads")
+    parser.add_argument("--table", action="store_true", help="print the tool tables (Markdown)")
     args = parser.parse_args()
+    if args.table:
+        print(tables())
+        return 0
     if args.payloads:
         for version in (args.version,) if args.version else VERSIONS["claude"][1:]:
             record_payloads(version)

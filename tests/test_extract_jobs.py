@@ -138,7 +138,19 @@ CASES: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     ("PostToolUse.ListAgents.json", []),
     ("PostToolUse.CronList.json", []),
     ("PostToolUse.ToolSearch.json", []),
-    ("PostToolUse.ReportFindings.findings.json", []),
+    (
+        "PostToolUse.ReportFindings.findings.json",
+        [
+            (
+                "finding",
+                {
+                    "text": "README.md:1: The title names no product",
+                    "path": "README.md",
+                    "line": 1,
+                },
+            )
+        ],
+    ),
 ]
 
 
@@ -250,6 +262,8 @@ def test_the_snapshot_lists_open_work_and_where_the_session_works() -> None:
     assert "/loop check CI" not in snap
     assert "check-build: Check the build" in snap
     assert '<job kind="agent"' in snap and "Audit dependencies" in snap
+    # The review's finding, still to fix, is among the decisions.
+    assert "<finding>README.md:1: The title names no product</finding>" in snap, snap
 
 
 def test_the_snapshot_says_the_worktree_the_session_entered() -> None:

@@ -59,6 +59,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "job.stop": ("ongoing", "task_stop"),
     "goal.create": ("ongoing", "goal_create"),
     "goal.update": ("ongoing", "goal_update"),
+    "review.findings": ("ongoing", "findings"),
     "web.fetch": ("agents", "web_fetch"),
     "web.search": ("agents", "web_search"),
     "ask.user": ("prompts", "ask_user"),

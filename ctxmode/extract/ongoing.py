@@ -7,7 +7,9 @@ ExitWorktree), and tracks work with tools other than TaskCreate/TodoWrite: a cro
 monitor (Monitor), a workflow (Workflow), a background agent (Agent, in agents.py), any of
 them stopped by TaskStop. A resumed model must know they are running or scheduled: their
 results come later, as notifications it would otherwise not expect. Codex's goals
-(create_goal/update_goal) are the same kind of open work.
+(create_goal/update_goal) are the same kind of open work. So are the findings of a review
+(ReportFindings): the model is told not to repeat them as text, so the tool call is the
+only place they are, and the fixes they call for are still to do.
 
 Shapes from the payloads of Claude Code 2.1.332 (tests/fixtures/claude-code-2.1.332/tools/).
 """
@@ -177,3 +179,34 @@ def goal_update(inp: HookInput) -> list[Draft]:
     if status == "complete":
         return [("job_end", {"kind": "goal", "id": GOAL_ID, "status": "complete"})]
     return [("job_start", {"kind": "goal", "id": GOAL_ID, "status": clip(status, 24)})]
+
+
+MAX_FINDINGS = 10
+FINDING_CHARS = 240
+
+
+def findings(inp: HookInput) -> list[Draft]:
+    """ReportFindings → one ``finding {text, [path], [line]}`` per finding still to act on
+    (a re-report after the fixes sets each one's ``outcome``: those are done)."""
+    listed = inp.tool_input.get("findings")
+    if not isinstance(listed, list):
+        return []
+    out: list[Draft] = []
+    for entry in listed[:MAX_FINDINGS]:
+        if not isinstance(entry, dict) or s(entry.get("outcome")):
+            continue
+        summary = one_line(s(entry.get("summary")) or s(entry.get("short_summary")))
+        if not summary:
+            continue
+        path = s(entry.get("file"))
+        line = as_int(entry.get("line"))
+        where = f"{path}:{line}" if path and line else path
+        data: dict[str, object] = {
+            "text": clip(f"{where}: {summary}" if where else summary, FINDING_CHARS)
+        }
+        if path:
+            data["path"] = clip(path, PATH_CHARS)
+        if line:
+            data["line"] = line
+        out.append(("finding", data))
+    return out

@@ -62,6 +62,7 @@ KINDS = (
     "job.stop",
     "goal.create",
     "goal.update",
+    "review.findings",
     "web.fetch",
     "web.search",
     "ask.user",

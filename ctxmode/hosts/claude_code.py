@@ -70,6 +70,7 @@ TOOL_KINDS = {
     "Monitor": "job.monitor",
     "Workflow": "job.workflow",
     "TaskStop": "job.stop",
+    "ReportFindings": "review.findings",
     "WebFetch": "web.fetch",
     "WebSearch": "web.search",
     "AskUserQuestion": "ask.user",
@@ -84,8 +85,6 @@ NOT_RECORDED = {
     "Skill": "loads instructions into the turn; the work they lead to is recorded",
     "ToolSearch": "loads deferred tools' schemas; changes nothing",
     "DeferredToolPlaceholder": "a placeholder the client offers and says never to call",
-    "ReportFindings": "a review's findings, rendered to the user; the fixes they lead to "
-    "are recorded as file changes",
 }
 MCP_PREFIX = "mcp__"  # MCP tools are named mcp__<server>__<tool>
 

@@ -408,6 +408,7 @@ _HANDLERS: dict[str, Callable[[State, dict[Any, Any], int, SessionEvent], None]]
     "user_prompt": _on_prompt,
     "decision": _on_note,
     "role": _on_note,
+    "finding": _on_note,
     "intent": _on_intent,
     "tool_error": _on_error,
     "output_error": _on_error,
