@@ -60,7 +60,8 @@ def _sec_requests(st: State, cmd: str) -> Section | None:
     return Section("requests", items, lookup, total=len(prompts), drop=drop, keep=1)
 
 
-# What an open job is doing when its events say nothing else.
+# What an open job is doing when its events say nothing else. A monitor, a workflow or a
+# background agent is "started": its end comes as a notification no hook reports.
 _JOB_STATUS = {"cron": "scheduled", "wakeup": "scheduled", "goal": "active"}
 
 
@@ -102,7 +103,7 @@ def _sec_tasks(st: State, cmd: str) -> Section | None:
             attrs.append(("id", clean(pre(job, 40)), 40))
         if schedule:
             attrs.append(("schedule", clean(pre(schedule, 60)), 60))
-        attrs.append(("status", clean(pre(status or _JOB_STATUS.get(kind, "running"), 24)), 24))
+        attrs.append(("status", clean(pre(status or _JOB_STATUS.get(kind, "started"), 24)), 24))
         items.append(Item("job", attrs, clean(pre(what, 120)), 120))
         hint = hint or what
     hint = hint or st.task_hint or (todos[-1][0] if todos else "")
