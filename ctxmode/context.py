@@ -107,7 +107,7 @@ class Context:
 
         try:
             other: Identity | None = identify_dir(folder)
-        except OSError:
+        except (OSError, ValueError):  # a name no file can have (a NUL, a lone surrogate)
             other = None
         if (
             other is None

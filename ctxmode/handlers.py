@@ -136,7 +136,7 @@ def _worktree_moves(events: list[SessionEvent], inp: HookInput, ctx: Context) ->
         if not isinstance(path, str) or not path:
             continue
         target = ctx.moved_to(path.rstrip("/") or "/")
-        if target is None and os.path.realpath(path) == own.worktree:
+        if target is None and _realpath(path) == own.worktree:
             target = own
         if target is None or not target.worktree or target.worktree == last:
             continue
@@ -154,6 +154,13 @@ def _worktree_moves(events: list[SessionEvent], inp: HookInput, ctx: Context) ->
         move.source_hook = event.source_hook
         moves.append(move)
     return moves
+
+
+def _realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # a name no file can have (a NUL, a lone surrogate)
+        return ""
 
 
 def _drop_excluded(events: list[SessionEvent], patterns: list[str]) -> list[SessionEvent]:
