@@ -22,6 +22,7 @@ class Context:
 
     __slots__ = (
         "_branch",
+        "_moved",
         "background",
         "call_at",
         "client",
@@ -52,6 +53,7 @@ class Context:
         self.identity = identity
         self.client = client
         self._branch: str | None = None
+        self._moved: dict[str, Identity | None] = {}
         # Set by the harness: when the client started this call (ns, its order in the
         # session) and whether it runs in the background (ctxmode.inflight).
         self.call_at: int | None = None
@@ -73,14 +75,49 @@ class Context:
     def where(self, cwd: str) -> tuple[str | None, str | None, str | None, str | None]:
         """(worktree, branch, cwd, client) for the session's ``session_meta`` row.
 
+        The work tree is the one ``cwd`` is in when that is another worktree of the same
+        repository (the session moved: EnterWorktree, a ``cd``), else the session's own.
         The branch is read from the work tree's ``HEAD`` on first use only: hooks that
         write nothing never pay for it.
         """
         ident = self.identity
         if ident is None:
             return (None, None, cwd or None, self.client)
+        moved = self.moved_to(cwd)
+        if moved is not None:
+            from ctxmode.paths import head_branch
+
+            return (moved.worktree, head_branch(moved.gitdir), cwd or None, self.client)
         if self._branch is None and ident.gitdir:
             from ctxmode.paths import head_branch
 
             self._branch = head_branch(ident.gitdir) or ""
         return (ident.worktree, self._branch or None, cwd or None, self.client)
+
+    def moved_to(self, folder: str) -> Identity | None:
+        """The identity of the work tree ``folder`` is in when that is another worktree of
+        the session's repository, else None. A few ``stat`` calls, only for a folder other
+        than the session's work tree, once per folder."""
+        ident = self.identity
+        if not folder or ident is None or not ident.common_dir or folder == ident.worktree:
+            return None
+        if folder in self._moved:
+            return self._moved[folder]
+        from ctxmode.paths import identify_dir
+
+        try:
+            other: Identity | None = identify_dir(folder)
+        except (OSError, ValueError):  # a name no file can have (a NUL, a lone surrogate)
+            other = None
+        if (
+            other is None
+            or other.common_dir != ident.common_dir
+            or other.worktree
+            in (
+                None,
+                ident.worktree,
+            )
+        ):
+            other = None
+        self._moved[folder] = other
+        return other

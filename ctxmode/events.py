@@ -121,6 +121,13 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "rule_edit": ("rule", CRITICAL, "{path}"),
     # cwd / env
     "cwd_change": ("cwd", NORMAL, "{path}  (absolute, after resolving against the cwd)"),
+    # The session moved to another work tree of the repository (EnterWorktree/ExitWorktree,
+    # or a cd into another worktree): where it works from now on.
+    "worktree_change": (
+        "cwd",
+        HIGH,
+        "{path, [branch], via: enter|exit|cd, [created], [left], [left_branch], [removed]}",
+    ),
     "env_setup": ("env", NORMAL, "{kind: venv|export|source|install|toolchain, tool, detail}"),
     # git
     "git_commit": ("git", CRITICAL, "{message, [sha], [dir]}"),
@@ -136,12 +143,22 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "task_update": ("task", CRITICAL, "{id, [status], [subject], [description]}"),
     "task_list": ("task", NORMAL, "{tasks: [{id, subject, status}]}"),
     "todo_write": ("task", CRITICAL, "{todos: [{content, status}]}"),
+    # Work that goes on without the model (scheduled, in the background): open until ended.
+    "job_start": (
+        "task",
+        CRITICAL,
+        "{kind: cron|wakeup|monitor|workflow|agent|goal, id, [what], [schedule], [command], "
+        "[status], ...}",
+    ),
+    "job_end": ("task", HIGH, "{[kind], id, status: deleted|stopped|complete}"),
     "plan_enter": ("plan", NORMAL, "{}"),
     "plan_exit": ("plan", CRITICAL, "{plan, [path]}  (the approved plan, trimmed)"),
     # prompt / decision / role / intent
     "user_prompt": ("prompt", CRITICAL, "{text}"),
     "decision": ("decision", CRITICAL, "{text}"),
     "role": ("role", CRITICAL, "{text}"),
+    # A review's finding still to act on (ReportFindings): shown among the decisions.
+    "finding": ("decision", HIGH, "{text, [path], [line]}"),
     "intent": (
         "intent",
         HIGH,
@@ -156,7 +173,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     ),
     "error_resolved": ("error", LOW, "{tool, key}  (a later success of the same command or file)"),
     # subagent / mcp / external-ref
-    "subagent": ("subagent", HIGH, "{agent_type, description, [summary]}"),
+    "subagent": ("subagent", HIGH, "{agent_type, description, [summary], [to]}"),
     "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names]}"),
     "web_fetch": ("external-ref", LOW, "{url, [prompt]}"),
     "web_search": ("external-ref", LOW, "{query}"),

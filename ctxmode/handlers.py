@@ -111,6 +111,58 @@ def _extract(inp: HookInput, cfg: dict[str, object]) -> list[SessionEvent]:
     return _mark_source(events, inp)
 
 
+def _worktree_moves(events: list[SessionEvent], inp: HookInput, ctx: Context) -> list[SessionEvent]:
+    """A ``cd`` into another worktree of the repository moves the session there: a
+    ``worktree_change`` after each such ``cwd_change`` (the extractors are pure and cannot
+    tell a worktree from a folder; this reads the target's ``.git``). A ``cd`` to the root
+    of the session's own work tree is a move back (the payload's cwd is already where the
+    command left the shell, so it cannot say where the session was)."""
+    from ctxmode import events as event_types
+    from ctxmode import fastjson
+    from ctxmode.paths import head_branch
+
+    own = ctx.identity
+    if own is None or not own.worktree:
+        return []
+    moves = []
+    last = ""
+    for event in events:
+        if event.type != "cwd_change":
+            continue
+        try:
+            path = fastjson.loads(event.data).get("path")
+        except (fastjson.JSONDecodeError, AttributeError):
+            continue
+        if not isinstance(path, str) or not path:
+            continue
+        target = ctx.moved_to(path.rstrip("/") or "/")
+        if target is None and _realpath(path) == own.worktree:
+            target = own
+        if target is None or not target.worktree or target.worktree == last:
+            continue
+        last = target.worktree
+        data: dict[str, object] = {"path": last, "via": "cd"}
+        branch = head_branch(target.gitdir)
+        if branch:
+            data["branch"] = branch
+        move = event_types.make("worktree_change", data)
+        move.tool_use_id, move.agent_id, move.agent_type = (
+            event.tool_use_id,
+            event.agent_id,
+            event.agent_type,
+        )
+        move.source_hook = event.source_hook
+        moves.append(move)
+    return moves
+
+
+def _realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # a name no file can have (a NUL, a lone surrogate)
+        return ""
+
+
 def _drop_excluded(events: list[SessionEvent], patterns: list[str]) -> list[SessionEvent]:
     from ctxmode import fastjson
 
@@ -334,6 +386,8 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
     late = inp.late
     inp = _masked(inp, cfg)
     events = _extract(inp, cfg)
+    if any(e.type == "cwd_change" for e in events):
+        events += _worktree_moves(events, inp, ctx)
     # A success may resolve an earlier failure of the same call; one that shows it failed
     # again (an output_error) resolves nothing, nor does a PostToolUse that the client
     # fires for failed calls too (Codex: its outcomes come late, see _late_events).

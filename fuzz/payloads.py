@@ -132,11 +132,15 @@ def pick(chooser: Chooser, items: Any) -> Any:
 
 
 def load_seeds(fixtures: Path = FIXTURES) -> list[dict[str, Any]]:
-    """Every captured payload (all events, not only ours), then the extra shapes."""
+    """Every captured payload (all events, not only ours; the newest client's newer tools
+    too), then the extra shapes. The ``tools.*.json`` lists are no payloads."""
     seeds: list[dict[str, Any]] = []
     if fixtures.is_dir():
-        for path in sorted([*fixtures.glob("*.json"), *fixtures.glob("more/*.json")]):
-            seeds.append(json.loads(path.read_text())["payload"])
+        newer = fixtures.parent / "claude-code-2.1.332" / "tools"
+        found = [*fixtures.glob("*.json"), *fixtures.glob("more/*.json"), *newer.glob("*.json")]
+        for path in sorted(found):
+            if not path.name.startswith("tools."):
+                seeds.append(json.loads(path.read_text())["payload"])
     seeds.extend(EXTRA_SEEDS)
     return seeds
 

@@ -16,7 +16,8 @@ Runs (``codex exec``, model gpt-5.5):
    PostToolUse), ``echo tour-ok``, ``echo tour-fail >&2; exit 3``, an exec_command asking for
    escalated permissions;
 3. ``resume <ledger> "what next?"`` with ``model_auto_compact_token_limit=50``: a compaction
-   before the turn (PreCompact, PostCompact, SessionStart resume and compact).
+   before the turn (PreCompact, PostCompact, SessionStart resume and compact);
+4. "goal": ``create_goal`` (PostToolUse fires for it, its response a JSON object).
 
 Written: the first payload of each kind, ``<Event>[.<source|trigger|tool>[.<what>]].json``;
 ``rollout.ledger.jsonl``, the ledger session's rollout file after all three runs; and
@@ -40,7 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "e2e")]
 
 from codex_cli import ensure_codex, hermetic_env, run_codex  # noqa: E402
-from codex_mock import MockResponses, Reply, Shell, Steps, patch, shell  # noqa: E402
+from codex_mock import Call, MockResponses, Reply, Shell, Steps, patch, shell  # noqa: E402
 
 from ctxmode.codex_config import trusted_hash  # noqa: E402
 from ctxmode.hosts.codex import EVENT_LABELS  # noqa: E402
@@ -75,6 +76,7 @@ FAILING = "python3 tests/test_reconcile.py"
 TOUR_ADD = "*** Begin Patch\n*** Add File: notes/todo.md\n+- reconcile totals\n*** End Patch"
 TOUR_MISSING = "*** Begin Patch\n*** Update File: missing/nowhere.py\n@@\n-a\n+b\n*** End Patch"
 ESCALATED = "touch /tmp/ctxmode-escalated-probe"
+GOAL = "Make the ledger reconcile with the bank statement"
 
 # The <what> of a tool payload's file name, by its command or patch.
 DETAILS = {
@@ -210,6 +212,14 @@ def record(out_dir: Path) -> list[str]:
             if third.returncode != 0:
                 raise SystemExit(third.describe())
             runs.append(("resume-compact", len(os.listdir(captured))))
+            # A goal (open work until complete): Codex's own way of tracking work.
+            api.script = Steps(
+                Reply(calls=[Call("create_goal", {"objective": GOAL})]), final="Goal set."
+            )
+            fourth = run_codex(install, api.base_url, "Set the goal.", cwd=proj, env=env)
+            if fourth.returncode != 0:
+                raise SystemExit(fourth.describe())
+            runs.append(("goal", len(os.listdir(captured))))
         out_dir.mkdir(parents=True, exist_ok=True)
         stream = []
         seen: set[str] = set()

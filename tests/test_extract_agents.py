@@ -146,12 +146,15 @@ OLDER_CASES = [
             )
         ],
     ),
-    # Background launch: no result yet, no summary.
+    # Background launch: no result yet, no summary; open work until its result comes.
     (
         "Agent",
         {"description": "Long job", "subagent_type": "general-purpose", "run_in_background": True},
         {"status": "async_launched", "agentId": "a1"},
-        [("subagent", {"agent_type": "general-purpose", "description": "Long job"})],
+        [
+            ("subagent", {"agent_type": "general-purpose", "description": "Long job"}),
+            ("job_start", {"kind": "agent", "id": "a1", "what": "Long job"}),
+        ],
     ),
     (
         "Agent",

@@ -326,7 +326,12 @@ def _all_payloads() -> list[tuple[str, dict[str, Any]]]:
     def payloads(pattern: str) -> list[Path]:
         return [p for p in sorted(FIXTURES.rglob(pattern)) if "transcripts" not in p.parts]
 
-    found = [(p.name, json.loads(p.read_text())) for p in payloads("*.json")]
+    # tools.*.json list the tools a client offers (tests/test_tool_tables.py), no payloads.
+    found = [
+        (p.name, json.loads(p.read_text()))
+        for p in payloads("*.json")
+        if not p.name.startswith("tools.")
+    ]
     for stream in payloads("*.jsonl"):
         for n, line in enumerate(stream.read_text().splitlines()):
             found.append((f"{stream.name}:{n}", json.loads(line)))

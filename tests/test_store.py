@@ -1286,3 +1286,14 @@ def test_search_finds_exactly_the_matches_in_a_large_store(tmp_path):
         assert len(big.session_events("timed")) == before + 1
     finally:
         big.close()
+
+
+def test_where_a_session_runs_may_hold_a_name_no_file_has(store):
+    """A payload's cwd is JSON: a lone surrogate (``\\ud800``) in it reaches the session's
+    row as '?', for events and flags alike, instead of failing the hook (found by the fuzz)."""
+    where = ("/w/tree\ud800", "main\ud800", "/w/tree\ud800/src", "claude_code")
+    store.add_events("sur", [make("cwd_change", {"path": "/w"})], source_hook="PostToolUse",
+                     project_dir="/w", where=where)  # fmt: skip
+    store.set_session_flag("sur", "cleared", "/w", where=where)
+    [row] = [m for m in store.sessions() if m["session_id"] == "sur"]
+    assert (row["worktree"], row["branch"], row["cwd"]) == ("/w/tree?", "main?", "/w/tree?/src")

@@ -33,10 +33,34 @@ def subagent(inp: HookInput) -> list[Draft]:
         "agent_type": clip(agent_type, 80),
         "description": clip(one_line(description), DESCRIPTION_CHARS),
     }
+    if rdict.get("status") == "async_launched" or rdict.get("isAsync") is True:
+        # A background agent (the default since 2.1.3xx): no result yet, it comes later as
+        # a notification; until then it is open work.
+        job: dict[str, object] = {"kind": "agent", "id": clip(s(rdict.get("agentId")), 80)}
+        job["what"] = data["description"] or data["agent_type"]
+        return [("subagent", data), ("job_start", job)]
     # The result is in content blocks (2.1.x), a plain string, or a JSON string of either.
     summary = one_line(block_text(response, SUMMARY_CHARS * 4))
     if summary:
         data["summary"] = clip(summary, SUMMARY_CHARS)
+    return [("subagent", data)]
+
+
+def send_message(inp: HookInput) -> list[Draft]:
+    """SendMessage → ``subagent {agent_type: "message", to, description}``: what the model
+    asked another agent (a background agent, a teammate, another session) to do. Not
+    recorded when the client refused to send it (``success: false``)."""
+    if as_dict(inp.tool_response).get("success") is False:
+        return []
+    to = s(inp.tool_input.get("to")).strip()
+    text = s(inp.tool_input.get("summary")) or s(inp.tool_input.get("message"))
+    if not to or not text.strip():
+        return []
+    data = {
+        "agent_type": "message",
+        "to": clip(one_line(to), 120),
+        "description": clip(one_line(f"to {to}: {text}"), DESCRIPTION_CHARS),
+    }
     return [("subagent", data)]
 
 

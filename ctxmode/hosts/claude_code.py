@@ -2,7 +2,8 @@
 
 Every Claude Code detail the core would otherwise carry lives here (see ``ctxmode.hosts``
 for the contract). Facts from the hooks reference and the captured payloads of 2.1.197
-(``tests/fixtures/claude-code-2.1.197/``).
+(``tests/fixtures/claude-code-2.1.197/``) and 2.1.332 (``claude-code-2.1.332/tools/``: the
+worktree, cron, wake-up, monitor, workflow and background-agent tools).
 
 On the hook path: stdlib-light, nothing but ``ctxmode.payload`` and ``ctxmode.fastjson``.
 """
@@ -37,7 +38,9 @@ def salvage(head: bytes, event: str | None = None) -> HookInput:
     return inp
 
 
-# Tool name → the kind the extractors dispatch on (ctxmode.hosts.KINDS).
+# Tool name → the kind the extractors dispatch on (ctxmode.hosts.KINDS). Every tool a
+# supported client offers is here or in NOT_RECORDED (tests/test_tool_tables.py checks the
+# lists recorded from the real CLIs, tests/fixtures/claude-code-*/tools.*.json).
 TOOL_KINDS = {
     "Read": "file.read",
     "Write": "file.write",
@@ -56,12 +59,32 @@ TOOL_KINDS = {
     "TodoWrite": "todo.write",  # older clients
     "EnterPlanMode": "plan.enter",
     "ExitPlanMode": "plan.exit",
-    "Agent": "agent.run",
+    "Agent": "agent.run",  # a background one (2.1.3xx's default) is open work too
     "Task": "agent.run",  # the subagent tool's name before Claude Code 2.x
+    "SendMessage": "agent.message",
+    "EnterWorktree": "worktree.enter",
+    "ExitWorktree": "worktree.exit",
+    "CronCreate": "job.cron",
+    "CronDelete": "job.cron_delete",
+    "ScheduleWakeup": "job.wakeup",
+    "Monitor": "job.monitor",
+    "Workflow": "job.workflow",
+    "TaskStop": "job.stop",
+    "ReportFindings": "review.findings",
     "WebFetch": "web.fetch",
     "WebSearch": "web.search",
     "AskUserQuestion": "ask.user",
-    # TaskGet, TaskOutput, Skill, ...: reads that change nothing the resume shows.
+}
+
+# The tools ctxmode records nothing of, each with the reason.
+NOT_RECORDED = {
+    "TaskGet": "a read of one task: TaskCreate/TaskUpdate recorded it",
+    "TaskOutput": "a read of a background task's output so far: the task's start is recorded",
+    "CronList": "a read: CronCreate/CronDelete record the jobs",
+    "ListAgents": "a read of the agents one can message: Agent/SendMessage are recorded",
+    "Skill": "loads instructions into the turn; the work they lead to is recorded",
+    "ToolSearch": "loads deferred tools' schemas; changes nothing",
+    "DeferredToolPlaceholder": "a placeholder the client offers and says never to call",
 }
 MCP_PREFIX = "mcp__"  # MCP tools are named mcp__<server>__<tool>
 

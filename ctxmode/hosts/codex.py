@@ -48,6 +48,23 @@ TOOL_KINDS = {
     "Write": "file.patch",
     "update_plan": "todo.write",  # offered to some models; not to gpt-5.5 in 0.169.0
     "web_search": "web.search",
+    # A thread's goal: open work until update_goal says it is complete.
+    "create_goal": "goal.create",
+    "update_goal": "goal.update",
+}
+
+# The tools Codex offers that ctxmode records nothing of, each with the reason. Every tool
+# a supported Codex offers is here or in TOOL_KINDS (tests/test_tool_tables.py checks the
+# lists recorded from the real CLI, tests/fixtures/codex-*/tools.*.json).
+NOT_RECORDED = {
+    "write_stdin": "input to a running command (exec_command, recorded) and its output so far",
+    "view_image": "shows the model an image; changes nothing",
+    "request_user_input": "questions in plan mode; the answer comes as the next prompt",
+    "get_goal": "a read: create_goal/update_goal record the goal",
+    "tool_search": "loads deferred tools' schemas; changes nothing",
+    "list_mcp_resources": "a read of MCP servers' resources",
+    "list_mcp_resource_templates": "a read of MCP servers' resource templates",
+    "read_mcp_resource": "a read of one MCP resource",
 }
 MCP_PREFIX = "mcp__"
 # Codex's plan statuses are Claude Code's todo statuses already (pending, in_progress,

@@ -66,6 +66,7 @@ class State:
         "commits",
         "cwd",
         "errors",
+        "jobs",
         "last_commit",
         "mcp",
         "notes",
@@ -80,6 +81,7 @@ class State:
         "task_hint",
         "tasks",
         "todos",
+        "worktree",
     )
 
     def __init__(self) -> None:
@@ -87,6 +89,9 @@ class State:
         # task key → [shown id, subject, status] (a description is never shown: not kept)
         self.tasks: dict[str, list[str]] = {}
         self.todos: list[tuple[str, str]] = []  # (content, status) of the last TodoWrite
+        # job key → [kind, id, what, schedule, status]: work going on without the model
+        # (cron jobs, wake-ups, monitors, workflows, background agents, goals), still open
+        self.jobs: dict[str, list[str]] = {}
         self.task_hint = ""
         # path → [kinds in order of last use, count, last dedup key, last type, last index]
         self.changed: dict[str, list[Any]] = {}
@@ -102,6 +107,8 @@ class State:
         self.last_commit = -1
         self.ops: dict[str, list[Any]] = {}  # "op args" → [op, count, last index]
         self.cwd = ""
+        # (path, branch) of the work tree the session moved to (worktree_change), if any
+        self.worktree: tuple[str, str] | None = None
         self.setups: dict[tuple[str, str, str], int] = {}
         self.agents: dict[tuple[str, str], int] = {}
         self.mcp: dict[tuple[str, str], int] = {}
@@ -179,6 +186,47 @@ def _on_todo_write(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> No
         for t in todos
         if isinstance(t, dict)
     ]
+
+
+def _job_key(kind: str, job: str) -> str:
+    return f"{kind}\0{job}"
+
+
+def _on_job_start(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> None:
+    kind, job = _s(d, "kind"), _s(d, "id")
+    key = _job_key(kind, job) if job else f"\0{i}"
+    entry = st.jobs.pop(key, None) or [kind, job, "", "", ""]
+    # A later start of the same job (a goal's new status, a loop's next wake-up) updates
+    # what it says and leaves the rest.
+    for n, field in ((2, "what"), (3, "schedule"), (4, "status")):
+        value = _s(d, field)
+        if value:
+            entry[n] = value
+    if entry[2] or entry[1]:
+        st.jobs[key] = entry
+
+
+def _on_job_end(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> None:
+    kind, job = _s(d, "kind"), _s(d, "id")
+    if not job:
+        return
+    if kind:
+        st.jobs.pop(_job_key(kind, job), None)
+        return
+    # TaskStop names the task only: a monitor, a workflow or a background agent.
+    for key in [k for k, entry in st.jobs.items() if entry[1] == job]:
+        del st.jobs[key]
+
+
+def _on_worktree(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> None:
+    path = _main(d, "path")
+    if not path:
+        return
+    branch = _s(d, "branch")
+    st.worktree = (path, branch)
+    st.cwd = path
+    # The branch of the tree it left is not this one's (ExitWorktree names none: unknown).
+    st.branch = (branch, d.get("created") is True) if branch else None
 
 
 _CHANGE_WORD = {"file_edit": "edit", "file_delete": "delete", "rule_edit": "edit"}
@@ -345,6 +393,9 @@ _HANDLERS: dict[str, Callable[[State, dict[Any, Any], int, SessionEvent], None]]
     "rule_edit": _on_change,
     "rule_read": _on_rule_read,
     "cwd_change": _on_cwd,
+    "worktree_change": _on_worktree,
+    "job_start": _on_job_start,
+    "job_end": _on_job_end,
     "env_setup": _on_env,
     "git_commit": _on_commit,
     "git_branch": _on_branch,
@@ -357,6 +408,7 @@ _HANDLERS: dict[str, Callable[[State, dict[Any, Any], int, SessionEvent], None]]
     "user_prompt": _on_prompt,
     "decision": _on_note,
     "role": _on_note,
+    "finding": _on_note,
     "intent": _on_intent,
     "tool_error": _on_error,
     "output_error": _on_error,

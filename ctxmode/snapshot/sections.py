@@ -60,10 +60,16 @@ def _sec_requests(st: State, cmd: str) -> Section | None:
     return Section("requests", items, lookup, total=len(prompts), drop=drop, keep=1)
 
 
+# What an open job is doing when its events say nothing else. A monitor, a workflow or a
+# background agent is "started": its end comes as a notification no hook reports.
+_JOB_STATUS = {"cron": "scheduled", "wakeup": "scheduled", "goal": "active"}
+
+
 def _sec_tasks(st: State, cmd: str) -> Section | None:
     tasks = list(st.tasks.values())
     todos = st.todos
-    if not tasks and not todos:
+    jobs = list(st.jobs.values())
+    if not tasks and not todos and not jobs:
         return None
     done = sum(1 for t in tasks if t[2] == "completed") + sum(
         1 for t in todos if t[1] == "completed"
@@ -88,10 +94,22 @@ def _sec_tasks(st: State, cmd: str) -> Section | None:
             Item("task", [("status", clean(pre(status, 24)), 24)], clean(pre(content, 120)), 120)
         )
         hint = hint or content
+    # Work going on without the model (newest first): its results come as notifications.
+    for kind, job, what, schedule, status in reversed(jobs):
+        if len(items) == _MAX_TASKS:
+            break
+        attrs = [("kind", clean(pre(kind, 24)), 24)] if kind else []
+        if job:
+            attrs.append(("id", clean(pre(job, 40)), 40))
+        if schedule:
+            attrs.append(("schedule", clean(pre(schedule, 60)), 60))
+        attrs.append(("status", clean(pre(status or _JOB_STATUS.get(kind, "started"), 24)), 24))
+        items.append(Item("job", attrs, clean(pre(what, 120)), 120))
+        hint = hint or what
     hint = hint or st.task_hint or (todos[-1][0] if todos else "")
     head = [("completed", str(done))] if done else []
     lookup = lookup_hint(cmd, search_query(hint, "task"))
-    total = len(open_tasks) + len(open_todos)
+    total = len(open_tasks) + len(open_todos) + len(jobs)
     return Section("tasks", items, lookup, total=total, attrs=head)
 
 
@@ -231,6 +249,12 @@ def _sec_env(st: State, cmd: str) -> Section | None:
     if not st.cwd and not st.setups:
         return None
     attrs = [("cwd", cut_tail(clean(pre(st.cwd, 200)), 200))] if st.cwd else []
+    if st.worktree is not None:
+        # The session moved to another work tree: where it works now, and on which branch.
+        path, branch = st.worktree
+        attrs.append(("worktree", cut_tail(clean(pre(path, 200)), 200)))
+        if branch:
+            attrs.append(("worktree_branch", cut(clean(pre(branch, 100)), 100)))
     setups = list(st.setups.items())
     items = []
     for (kind, tool, detail), count in reversed(setups[-_MAX_SETUPS:]):

@@ -173,7 +173,15 @@ class Events(Connection):
                 )
             if rows:
                 conn.executemany(_INSERT_CALL_EVENT, rows)
-        meta = (sid, as_text(project_dir), stamp, stamp, len(rows), hook or None, *where)
+        meta = (
+            sid,
+            as_text(project_dir),
+            stamp,
+            stamp,
+            len(rows),
+            hook or None,
+            *map(as_opt_text, where),
+        )
         conn.execute(UPSERT_META, meta)
         if rows:
             evict_over_cap(conn, sid, max_events)

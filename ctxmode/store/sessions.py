@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from ctxmode.store.connection import Connection, _Tx, guarded
-from ctxmode.store.values import as_text, dicts, iso_utc
+from ctxmode.store.values import as_opt_text, as_text, dicts, iso_utc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,7 +89,10 @@ class Sessions(Connection):
         stamp = now or iso_utc()
         sid = as_text(session_id)
         with _Tx(self.conn) as conn:
-            conn.execute(UPSERT_META, (sid, as_text(project_dir), stamp, stamp, 0, None, *where))
+            conn.execute(
+                UPSERT_META,
+                (sid, as_text(project_dir), stamp, stamp, 0, None, *map(as_opt_text, where)),
+            )
             # flags is ",a,b," so that instr() matches whole names only.
             conn.execute(
                 "UPDATE session_meta SET flags = CASE WHEN flags = '' THEN ',' ELSE flags END "

@@ -45,9 +45,17 @@ class Patch:
 
 
 @dataclass
+class Call:
+    """A call of any other function tool (``create_goal``, ``update_goal``, ...)."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Reply:
     text: str = ""
-    calls: list[Shell | Patch] = field(default_factory=list)
+    calls: list[Shell | Patch | Call] = field(default_factory=list)
     input_tokens: int = 50
     output_tokens: int = 20
 
@@ -199,6 +207,17 @@ class MockResponses:
                         "call_id": self.new_id("call"),
                         "name": "exec_command",
                         "arguments": json.dumps({"cmd": c.cmd, **c.extra}),
+                        "status": "completed",
+                    }
+                )
+            elif isinstance(c, Call):
+                items.append(
+                    {
+                        "type": "function_call",
+                        "id": self.new_id("fc"),
+                        "call_id": self.new_id("call"),
+                        "name": c.name,
+                        "arguments": json.dumps(c.arguments),
                         "status": "completed",
                     }
                 )

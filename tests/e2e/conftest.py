@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e import claude_cli
+from tests.e2e import claude_cli, codex_cli
 from tests.e2e.claude_cli import ClaudeInstall, Unavailable
 from tests.e2e.harness import CtxmodeInstall, Harness, install_ctxmode
 
@@ -23,6 +23,7 @@ from tests.e2e.harness import CtxmodeInstall, Harness, install_ctxmode
 _claude: ClaudeInstall | Exception | None = None
 _timings: list[tuple[str, float]] = []
 _used = False  # whether any test asked for the CLI
+_codex: codex_cli.CodexInstall | None = None  # the Codex CLI, once a test asked for it
 
 
 def _get_claude() -> ClaudeInstall | Exception:
@@ -75,6 +76,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(_describe(_claude))
         return
     terminalreporter.write_line(f"e2e: ran against Claude Code {_claude.version}")
+    if _codex is not None:
+        terminalreporter.write_line(f"e2e: ran against Codex {_codex.version}")
     for name, seconds in _timings:
         terminalreporter.write_line(f"e2e: {seconds:6.1f}s  {name}")
 
@@ -96,9 +99,22 @@ def _record_version(request: pytest.FixtureRequest, record_property: Any) -> Ite
     """Time each scenario and put the client version into the JUnit report."""
     started = time.monotonic()
     yield
+    if _codex is not None:
+        record_property("codex_version", _codex.version)
     if isinstance(_claude, ClaudeInstall):
         record_property("claude_code_version", _claude.version)
         _timings.append((request.node.name, time.monotonic() - started))
+
+
+@pytest.fixture(scope="session")
+def codex() -> codex_cli.CodexInstall:
+    """The Codex CLI (``CTXMODE_E2E_CODEX_VERSION``, else the pinned one), once per session."""
+    global _codex
+    try:
+        _codex = codex_cli.ensure_codex()
+    except Unavailable as exc:
+        pytest.skip(f"Codex CLI unavailable: {exc}")
+    return _codex
 
 
 # -- ctxmode, installed the way a user installs it -------------------------------------------
