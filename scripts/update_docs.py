@@ -187,8 +187,24 @@ def snapshot_block() -> str:
     )
 
 
+def tools_block() -> str:
+    """Every tool each supported client version offers and what ctxmode records of it: the
+    lists recorded from the real CLIs (scripts/record_tools.py) against the hosts' tables."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "record_tools", REPO / "scripts" / "record_tools.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tables: str = module.tables()
+    return tables.rstrip("\n")
+
+
 FIXED: dict[str, Callable[[], str]] = {
     "commands": commands_block,
+    "tools": tools_block,
     "schema": schema_block,
     "events": events_block,
     "config": config_block,
