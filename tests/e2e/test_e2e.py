@@ -291,7 +291,15 @@ def test_a_broken_snapshot_builder_fails_scenario_1_saying_what_was_missing(
 def manual_compact_scenario(h: Harness) -> None:
     """Scenario 1: work, ``claude -p /compact --resume SID``, then the next prompt."""
     proj = h.project("shop")
-    steps = Steps(*work_steps(proj), say("Pricing has VAT now; the README task is still open."))
+    # The Agent call is not the run's last: `claude -p` ends by stopping the background
+    # captures still running, and one whose interpreter has not yet started (a loaded
+    # machine) never reads its call; the subagent asserted below must not hang on that
+    # race, which docs/privacy-reliability.md names as a limit of print mode.
+    steps = Steps(
+        *work_steps(proj),
+        call("Read", file_path=str(proj / "src" / "pricing.py")),
+        say("Pricing has VAT now; the README task is still open."),
+    )
     api = h.serve(steps)
 
     request = "Add VAT to the pricing module and commit it"
