@@ -70,6 +70,10 @@ class StoreMissing(StoreError):
     """A read-only open found no store at the path."""
 
 
+class StoreOutdated(StoreError):
+    """A read-only open found an older schema (a read-write open migrates it)."""
+
+
 # Primary SQLite result codes (exc.sqlite_errorcode & 0xff, Python 3.11+).
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
 
@@ -418,10 +422,7 @@ class Connection:
     def _open_readonly(cls: type[_C], path: str, busy_timeout_ms: int) -> _C:
         if not os.path.isfile(path):
             raise StoreMissing(f"no store at {path}")
-        try:
-            conn = _connect(path, "ro", busy_timeout_ms)
-        except _sqlite3.Error as exc:
-            raise store_error(exc, path) from exc
+        conn = _read_connection(path, busy_timeout_ms)
         try:
             version = user_version(conn)
         except _sqlite3.Error as exc:
@@ -434,7 +435,7 @@ class Connection:
                     f"store schema version {version} is newer than this ctxmode "
                     f"({SCHEMA_VERSION}): {path}"
                 )
-            raise StoreError(
+            raise StoreOutdated(
                 f"store schema version {version} predates this ctxmode ({SCHEMA_VERSION});"
                 f" open it read-write once to migrate: {path}"
             )
@@ -517,6 +518,109 @@ class Connection:
             "SELECT key, value FROM store_meta WHERE key LIKE 'incident:%' ORDER BY key"
         ).fetchall()
         return [(str(key), str(value)) for key, value in rows]
+
+
+# ---------------------------------------------------------------- reading without write access
+
+# A lookup often runs where the data root is readable but not writable: Claude Code's
+# sandboxed Bash, Codex's workspace-write and read-only sandboxes. SQLite opens a WAL
+# store read-only (``mode=ro``) only when its -wal and -shm exist or can be created
+# (SQLite >= 3.22): right after a hook wrote, and while one writes, they exist; an idle
+# store has neither (the last connection removed them), and a read-only folder cannot
+# get them. Then everything committed is in the main file, and a private copy of it,
+# taken while no -wal exists and verified unchanged, is the whole store.
+_SQLITE_CANTOPEN = 14
+# Attempts before giving up on a store that keeps changing under the reader (each a
+# ``mode=ro`` open and, when that cannot work, one copy; no waiting between them).
+READ_ATTEMPTS = 8
+
+
+def _cannot_open(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF == _SQLITE_CANTOPEN
+    return "unable to open" in str(exc).lower()  # Python 3.10: no error codes
+
+
+def _read_connection(path: str, busy_timeout_ms: int) -> _sqlite3.Connection:
+    """A connection that reads the store at ``path`` as committed, never writing to it or
+    its folder when it cannot (see above); :class:`StoreError` when it cannot read."""
+    last: BaseException | None = None
+    for _ in range(READ_ATTEMPTS):
+        conn = None
+        try:
+            conn = _connect(path, "ro", busy_timeout_ms)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL
+            return conn
+        except _sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            if not _cannot_open(exc):
+                raise store_error(exc, path) from exc
+            last = exc
+        if _wal_size(path) > 0:
+            continue  # a writer is at work: its -wal/-shm make mode=ro possible
+        try:
+            data = _stable_copy(path)
+        except OSError as exc:
+            raise StoreError(f"cannot read the store: {exc}") from exc
+        if data is not None:
+            return _private_connection(data, path)
+    raise StoreError(
+        f"cannot read the store without write access to its folder ({last}); it kept "
+        f"changing while it was read: try again ({path})"
+    )
+
+
+def _wal_size(path: str) -> int:
+    try:
+        return os.stat(path + "-wal").st_size
+    except OSError:
+        return 0
+
+
+def _signature(path: str) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _stable_copy(path: str) -> bytes | None:
+    """The main file's bytes, when they are the whole store and did not change while
+    read (same file, size and mtime before and after, no -wal before or after); else None."""
+    before = _signature(path)
+    if _wal_size(path) > 0:
+        return None
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if _wal_size(path) > 0 or _signature(path) != before or len(data) != before[2]:
+        return None
+    return data
+
+
+def _private_connection(data: bytes, path: str) -> _sqlite3.Connection:
+    """A query-only connection to a private copy of a store's main file (in memory)."""
+    image = bytearray(data)
+    if len(image) >= 20 and image[18:20] == b"\x02\x02":
+        # The header says WAL; a copy has no -wal and no -shm to share: read it as a
+        # rollback-journal database (bytes 18/19, the file format read/write versions).
+        image[18:20] = b"\x01\x01"
+    conn = _sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    try:
+        deserialize = getattr(conn, "deserialize", None)
+        if deserialize is None:  # Python 3.10
+            raise StoreError(
+                f"cannot read the store without write access to its folder "
+                f"(Python >= 3.11 reads a copy of it): {path}"
+            )
+        deserialize(bytes(image))
+        conn.execute("PRAGMA query_only = 1")
+    except _sqlite3.Error as exc:
+        conn.close()
+        raise store_error(exc, path) from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def _create_file(path: str, meta: tuple[tuple[str, str], ...] = ()) -> tuple[int, int] | None:
