@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import ctxmode
-from ctxmode import paths, proof, settings, settings_statusline
+from ctxmode import paths, proof, settings, settings_permissions, settings_statusline
 from ctxmode.hosts import claude_code
 from ctxmode.settings import HookSpec, SettingsError
 
@@ -88,6 +88,10 @@ class InstallResult:
     skipped: tuple[str, ...] = ()
     skipped_why: str = ""
     client_version: tuple[int, ...] | None = None  # the Claude Code version registered for
+    # ctxmode's permissions.allow rules in the file afterwards (settings_permissions), and
+    # why there are none where there could be: "" when nothing to say.
+    permissions: tuple[str, ...] = ()
+    permissions_note: str = ""
 
 
 # --------------------------------------------------------------------------- paths
@@ -170,6 +174,34 @@ def statusline_command(python: str | None = None, package_dir: str | None = None
     package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
     script = os.path.join(package_dir, "hooks", settings_statusline.SHIM + ".py")
     return hook_command(_interpreter(python), script)
+
+
+def lookup_rules(scope: str, python: str | None = None) -> tuple[list[str], str]:
+    """(ctxmode's ``permissions.allow`` rules for a scope, why none) — see
+    :mod:`ctxmode.settings_permissions`: the snapshot's lookups, run by this
+    installation's ``ctxmode``, then run without asking in the default permission mode."""
+    from ctxmode.handlers import lookup_program
+
+    if scope == "project":
+        rule = settings_permissions.rule_for(lookup_program(_interpreter(python)))
+        return [], (
+            "a file shared with the team names no path of this machine, so the snapshot's "
+            "lookups ask before they run"
+            + (
+                f"; to allow them, add {json.dumps(rule)} to permissions.allow in your own "
+                "~/.claude/settings.json or the project's .claude/settings.local.json"
+                if rule
+                else ""
+            )
+        )
+    program = lookup_program(_interpreter(python))
+    rule = settings_permissions.rule_for(program)
+    if rule is None:
+        return [], (
+            f"no ctxmode command by absolute path beside {_interpreter(python)} ({program}): "
+            "the snapshot's lookups ask before they run"
+        )
+    return [rule], ""
 
 
 def _statusline_action(before: str, after: str) -> str:
@@ -514,11 +546,13 @@ def install(
             "file shared with the team"
         )
     statusline_action = ""
+    rules, rules_note = lookup_rules(scope, python)
     try:
         new = settings.merge(before, specs)
         if statusline or settings_statusline.is_ours(settings_statusline.current(before)):
             new = settings_statusline.merge(new, statusline_command(python, package_dir))
             statusline_action = _statusline_action(before, new)
+        new = settings_permissions.merge(new, rules)
     except SettingsError as exc:
         raise InstallError(f"{path}: {exc}") from None
     had = settings.registrations(before)
@@ -571,6 +605,8 @@ def install(
         skipped_why=skipped_why,
         client_version=version if isinstance(version, tuple) else None,
         statusline=statusline_action,
+        permissions=tuple(rules),
+        permissions_note=rules_note,
     )
 
 
@@ -709,6 +745,9 @@ def _restorable_backup(current: str, backup: str | None) -> bool:
             assert isinstance(line, str)
             ours = settings_statusline.ours_alone(line)
             expected = settings_statusline.merge(expected, ours)
+        if settings_permissions.current(backup):
+            return False  # as with the hooks: an older install's, not the user's
+        expected = settings_permissions.merge(expected, settings_permissions.current(current))
         return (bool(specs) or expected != backup) and expected == current
     except SettingsError:
         return False
@@ -739,7 +778,7 @@ def uninstall(
         assert isinstance(line, str)
         composed = settings_statusline.composed_with(line) is not None
         statusline_action = "restored" if composed else "removed"
-    if not found and not statusline_action:
+    if not found and not statusline_action and not settings_permissions.current(old):
         warnings = tuple(registration_warnings(scope, path, project_dir, managed))
         return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0, warnings)
 
@@ -751,7 +790,7 @@ def uninstall(
         new = backup
     else:
         try:
-            new = settings.unmerge(settings_statusline.unmerge(old))
+            new = settings.unmerge(settings_statusline.unmerge(settings_permissions.unmerge(old)))
         except SettingsError as exc:
             raise InstallError(f"{path}: {exc}") from None
         # A file left with nothing in it, whose backup holds nothing of the user's
@@ -814,7 +853,8 @@ def _tidy_up(target: str) -> list[str]:
 def _holds_nothing(text: str) -> bool:
     """Whether a settings text is empty apart from ctxmode's entries."""
     try:
-        return bool(settings.parse(settings.unmerge(settings_statusline.unmerge(text))) == {})
+        rest = settings.unmerge(settings_statusline.unmerge(settings_permissions.unmerge(text)))
+        return bool(settings.parse(rest) == {})
     except SettingsError:
         return False
 

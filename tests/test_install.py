@@ -77,6 +77,11 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def expected_rules(python: str = sys.executable) -> list[str]:
+    """The permissions.allow rule install writes: this interpreter's ctxmode's search."""
+    return [f"Bash({os.path.join(os.path.dirname(python), 'ctxmode')} search:*)"]
+
+
 def expected_commands(python: str = sys.executable, package: str = PACKAGE) -> dict[str, str]:
     return {
         event: f"'{os.path.abspath(python)}' -I -S '{package}/hooks/{settings.SHIMS[event]}.py'"
@@ -187,7 +192,11 @@ def test_install_creates_the_user_settings(home: Path) -> None:
         None,
         6,
     )
-    assert json.loads(path.read_text()) == {"hooks": expected_hooks()}
+    assert json.loads(path.read_text()) == {
+        "hooks": expected_hooks(),
+        "permissions": {"allow": expected_rules()},
+    }
+    assert result.permissions == tuple(expected_rules())
     assert path.read_text().endswith("}\n")
     assert siblings(path) == ["settings.json"]
 
@@ -219,6 +228,7 @@ def test_install_keeps_foreign_content_and_writes_a_backup(home: Path) -> None:
     doc = json.loads(path.read_text())
     original = json.loads(REALISTIC)
     assert doc["hooks"]["PostToolUse"][0] == original["hooks"]["PostToolUse"][0]
+    original["permissions"]["allow"] += expected_rules()
     assert {k: v for k, v in doc.items() if k != "hooks"} == {
         k: v for k, v in original.items() if k != "hooks"
     }
@@ -233,8 +243,11 @@ def test_project_scopes(home: Path, project: Path, scope: str, name: str) -> Non
     result = install(scope, str(project))
     path = project / ".claude" / name
     assert result.path == str(path)
-    expected = team_hooks() if scope == "project" else expected_hooks()
-    assert json.loads(path.read_text()) == {"hooks": expected}
+    expected: dict[str, Any] = {"hooks": team_hooks()}
+    if scope == "local":  # a shared file names no path of this machine: no lookup rule
+        expected = {"hooks": expected_hooks(), "permissions": {"allow": expected_rules()}}
+    assert json.loads(path.read_text()) == expected
+    assert bool(result.permissions_note) == (scope == "project")
     assert not user_settings(home).exists()
     assert uninstall(scope, str(project)).action == "deleted"
     assert not path.exists()
@@ -417,8 +430,9 @@ def test_dry_run_writes_nothing(home: Path) -> None:
         None,
     )
     assert result.diff.startswith(
-        f'--- {path}\n+++ {path}\n@@ -0,0 +1,73 @@\n+{{\n+  "hooks": {{\n'
+        f'--- {path}\n+++ {path}\n@@ -0,0 +1,78 @@\n+{{\n+  "hooks": {{\n'
     )
+    assert f'+      "{expected_rules()[0]}"\n' in result.diff
     assert not path.exists()
     write(path, REALISTIC)
     result = install("user", dry_run=True)
@@ -434,8 +448,12 @@ def test_dry_run_writes_nothing(home: Path) -> None:
         for line in result.diff.splitlines()
         if line.startswith("-") and not line.startswith("---")
     ]
-    assert removed == []  # the diff is pure additions: no foreign line is touched
-    assert added[:2] == ["+      },", "+      {"]
+    # Pure additions, but for the user's one-line allow array, which gains the lookup rule
+    # on the same line: no other foreign line is touched.
+    allow = '    "allow": ["Bash(npm run test:*)"'
+    assert removed == [f"-{allow}]"]
+    assert f'+{allow}, "{expected_rules()[0]}"]' in added
+    assert added[1:3] == ["+      },", "+      {"]
 
 
 def test_upgrade_from_a_stale_path(home: Path) -> None:
@@ -809,14 +827,15 @@ def test_cli_install_and_uninstall(home: Path) -> None:
     write(user_settings(home), REALISTIC)
     result = cli("install")
     assert result.exit_code == 0
+    allowed = f"; the snapshot's lookups run without asking: {expected_rules()[0]}\n"
     assert (
         result.output
-        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json\n"
+        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json{allowed}"
     )
     result = cli("install", "--user")
-    assert (
-        result.output
-        == f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json\n"
+    assert result.output == (
+        f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json"
+        + allowed
     )
     result = cli("uninstall")
     assert result.exit_code == 0
@@ -841,7 +860,7 @@ def test_cli_upgrade_and_local_scope(home: Path, project: Path) -> None:
     result = cli("install", "--local", str(project))
     assert result.output == (
         f"ctxmode {ctxmode.__version__} updated: 6 hooks in {project}/.claude/settings.local.json"
-        " (old entries replaced)\n"
+        f" (old entries replaced); the snapshot's lookups run without asking: {expected_rules()[0]}\n"
     )
     result = cli("uninstall", "--local", str(project))
     assert result.output == (
@@ -888,7 +907,8 @@ def test_cli_verify(home: Path) -> None:
     line = result.output.strip()
     assert re.fullmatch(
         rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in "
-        r"~/\.claude/settings\.json; verified: 10 hook calls of a sample session through them "
+        r"~/\.claude/settings\.json; the snapshot's lookups run without asking: "
+        rf"{re.escape(expected_rules()[0])}; verified: 10 hook calls of a sample session through them "
         r"stored \d+ events, and its \d+-byte snapshot was injected after compaction, "
         r"claimed once",
         line,

@@ -147,7 +147,9 @@ def test_settings_point_at_the_new_environment(run: Run) -> None:
         assert Path(python).is_file()
         assert "/site-packages/ctxmode/hooks/" in script
         assert script.endswith(f"/{registration.shim}.py") and Path(script).is_file()
-    assert json.loads(run.texts["first"]).keys() == {"hooks"}
+    first = json.loads(run.texts["first"])
+    assert first.keys() == {"hooks", "permissions"}
+    assert first["permissions"] == {"allow": [f"Bash({venv}/bin/ctxmode search:*)"]}
 
 
 def test_data_root_is_private(run: Run) -> None:
