@@ -28,6 +28,7 @@ import contextlib
 import difflib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,6 +93,11 @@ class InstallResult:
     # why there are none where there could be: "" when nothing to say.
     permissions: tuple[str, ...] = ()
     permissions_note: str = ""
+    client_path: str | None = None  # the `claude` that told the version (None: not found)
+    # What an earlier install registered and this one kept, no client being found to say
+    # otherwise (events, "captures in the background"); what an update changed, in words.
+    kept: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- paths
@@ -233,21 +239,72 @@ def team_specs(events: Sequence[str] | None = None) -> list[HookSpec]:
     ]
 
 
-# ``CTXMODE_CLAUDE_VERSION`` tells install the client's version where ``claude`` is not on
-# PATH (the VS Code extension brings its own), or pins it ("none": no version-gated event).
+# ``CTXMODE_CLAUDE_VERSION`` tells install the client's version where ``claude`` is not
+# found (the VS Code extension brings its own), or pins it ("none": no version-gated event).
 CLIENT_VERSION_ENV = "CTXMODE_CLAUDE_VERSION"
 
 
-def client_version(env: Mapping[str, str] | None = None) -> tuple[int, ...] | None:
-    """The Claude Code version this machine runs: ``$CTXMODE_CLAUDE_VERSION``, else what
-    ``claude --version`` says; None when neither tells."""
-    env = os.environ if env is None else env
-    pinned = env.get(CLIENT_VERSION_ENV, "").strip()
-    if pinned:
-        return claude_code.parse_version(pinned)
+@dataclass(frozen=True)
+class Client:
+    """The Claude Code install found: its version (None: none answered), where it is,
+    and whether the version was pinned by :data:`CLIENT_VERSION_ENV` instead."""
+
+    version: tuple[int, ...] | None
+    path: str | None = None
+    pinned: bool = False
+
+
+def client_candidates(env: Mapping[str, str]) -> list[str]:
+    """Where Claude Code's installers put ``claude``, tried after PATH (an IDE terminal,
+    cron or another shell may not have it on PATH): the native installer's
+    ``~/.local/bin``, the per-user npm install of ``claude migrate-installer``
+    (``~/.claude/local``), npm's global prefix (``$NPM_CONFIG_PREFIX``, the ``prefix=``
+    of ``~/.npmrc``, the usual ``~/.npm-global``), Volta, nvm's Node versions (newest
+    first), Homebrew and /usr/local."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    exe = "claude.exe" if sys.platform == "win32" else "claude"
+    prefixes = [env.get(name, "") for name in ("NPM_CONFIG_PREFIX", "npm_config_prefix")]
+    prefixes.append(_npmrc_prefix(os.path.join(home, ".npmrc")))
+    bins = [
+        os.path.join(home, ".local", "bin"),
+        os.path.join(home, ".claude", "local"),
+        *(os.path.join(prefix, "bin") for prefix in prefixes if prefix),
+        os.path.join(home, ".npm-global", "bin"),
+        os.path.join(home, ".volta", "bin"),
+    ]
+    nvm = os.path.join(env.get("NVM_DIR") or os.path.join(home, ".nvm"), "versions", "node")
+    with contextlib.suppress(OSError):
+        versions = sorted(os.listdir(nvm), key=_node_version_key, reverse=True)
+        bins += [os.path.join(nvm, name, "bin") for name in versions]
+    bins += ["/opt/homebrew/bin", "/home/linuxbrew/.linuxbrew/bin", "/usr/local/bin"]
+    seen: list[str] = []
+    for folder in bins:
+        path = os.path.join(os.path.expanduser(folder), exe)
+        if path not in seen:
+            seen.append(path)
+    return seen
+
+
+def _npmrc_prefix(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                key, _, value = line.partition("=")
+                if key.strip() == "prefix" and value.strip():
+                    return value.strip().strip('"')
+    except OSError:
+        pass
+    return ""
+
+
+def _node_version_key(name: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in name.lstrip("v").split(".") if part.isdecimal())
+
+
+def _ask_version(command: str, env: Mapping[str, str]) -> tuple[int, ...] | None:
     try:
         proc = subprocess.run(
-            list(claude_code.VERSION_COMMAND),
+            [command, *claude_code.VERSION_COMMAND[1:]],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -257,6 +314,29 @@ def client_version(env: Mapping[str, str] | None = None) -> tuple[int, ...] | No
     except (OSError, subprocess.SubprocessError):
         return None
     return claude_code.parse_version(proc.stdout) if proc.returncode == 0 else None
+
+
+def find_client(env: Mapping[str, str] | None = None) -> Client:
+    """The Claude Code this machine runs: ``$CTXMODE_CLAUDE_VERSION``, else the first
+    ``claude`` that answers ``--version``, on PATH, then where its installers put it
+    (:func:`client_candidates`); ``Client(None)`` when none does."""
+    env = os.environ if env is None else env
+    pinned = env.get(CLIENT_VERSION_ENV, "").strip()
+    if pinned:
+        return Client(claude_code.parse_version(pinned), pinned=True)
+    on_path = shutil.which(claude_code.VERSION_COMMAND[0], path=env.get("PATH", os.defpath))
+    for candidate in ([on_path] if on_path else []) + client_candidates(env):
+        if candidate != on_path and not os.access(candidate, os.X_OK):
+            continue
+        version = _ask_version(candidate, env)
+        if version is not None:
+            return Client(version, candidate)
+    return Client(None)
+
+
+def client_version(env: Mapping[str, str] | None = None) -> tuple[int, ...] | None:
+    """The Claude Code version this machine runs (:func:`find_client`), or None."""
+    return find_client(env).version
 
 
 def version_text(version: tuple[int, ...] | None) -> str:
@@ -284,8 +364,8 @@ def registered_events(
         why = f"{needs}, and a teammate's older client would skip the whole shared file"
     elif version is None:
         why = (
-            f"{needs}, and `claude --version` did not answer (set {CLIENT_VERSION_ENV} "
-            "to the version you run, then install again)"
+            f"{needs}, and no `claude` answered --version, on PATH or where its installers "
+            f"put it (set {CLIENT_VERSION_ENV} to the version you run, then install again)"
         )
     else:
         why = f"{needs}; this machine runs {version_text(version)}"
@@ -523,16 +603,29 @@ def install(
     before = old if old is not None else ""
     _parse_or_raise(before, path)
     if version == "detect":
-        version = client_version() if scope != "project" else None
-    events, skipped, skipped_why = registered_events(
-        scope, version if isinstance(version, tuple) else None
-    )
+        client = find_client() if scope != "project" else Client(None, pinned=True)
+    else:
+        client = Client(version if isinstance(version, tuple) else None, pinned=True)
+    version = client.version
+    events, skipped, skipped_why = registered_events(scope, version)
     # The captures run in the background where the client can (claude_code.background_mode);
     # a file shared with the team names no version, so it keeps them in the foreground.
-    background = (
-        scope != "project"
-        and claude_code.background_mode(version if isinstance(version, tuple) else None)[0]
-    )
+    background = scope != "project" and claude_code.background_mode(version)[0]
+    had = settings.registrations(before)
+    kept: list[str] = []
+    if version is None and not client.pinned and had:
+        # No client found this time (another shell, an IDE terminal, cron): never take
+        # back what an earlier install registered for the client it found then.
+        earlier = {reg.event for reg in had}
+        keep = tuple(event for event in skipped if event in earlier)
+        events = tuple(e for e, _, _ in HOOK_TABLE if e in events or e in keep)
+        skipped = tuple(event for event in skipped if event not in keep)
+        kept += keep
+        if not background and any(
+            reg.background for reg in had if reg.event in claude_code.BACKGROUND_EVENTS
+        ):
+            background = True
+            kept.append("captures in the background")
     specs = (
         team_specs(events)
         if scope == "project"
@@ -555,7 +648,6 @@ def install(
         new = settings_permissions.merge(new, rules)
     except SettingsError as exc:
         raise InstallError(f"{path}: {exc}") from None
-    had = settings.registrations(before)
     changed = new != before or old is None
     action = "unchanged" if not changed else ("updated" if had else "installed")
     warnings = tuple(registration_warnings(scope, path, project_dir, managed))
@@ -603,11 +695,46 @@ def install(
         launcher_changed=launcher_text_new is not None,
         skipped=skipped,
         skipped_why=skipped_why,
-        client_version=version if isinstance(version, tuple) else None,
+        client_version=version,
         statusline=statusline_action,
         permissions=tuple(rules),
         permissions_note=rules_note,
+        client_path=client.path,
+        kept=tuple(kept),
+        changes=tuple(_changes(had, settings.registrations(new))) if had else (),
     )
+
+
+def _changes(
+    before: Sequence[settings.Registration], after: Sequence[settings.Registration]
+) -> list[str]:
+    """What an update changed in ctxmode's registration, in words ("PostCompact added",
+    "captures now in the background"); a moved installation alone is not listed."""
+    old = {reg.event: reg for reg in before}
+    new = {reg.event: reg for reg in after}
+    out = []
+    added = [event for event in new if event not in old]
+    removed = [event for event in old if event not in new]
+    if added:
+        out.append(f"{', '.join(added)} added")
+    if removed:
+        out.append(f"{', '.join(removed)} removed")
+    modes = {new[e].background for e in new if e in old and new[e].background != old[e].background}
+    if modes:
+        out.append("captures now in the " + ("background" if True in modes else "foreground"))
+    return out
+
+
+def client_words(result: InstallResult) -> str:
+    """Which client the registration is for, and how that was found (one clause)."""
+    if result.client_path:
+        return (
+            f"Claude Code {version_text(result.client_version)} found at "
+            f"{display_path(result.client_path)}"
+        )
+    if result.client_version is not None:
+        return f"Claude Code {version_text(result.client_version)} ({CLIENT_VERSION_ENV})"
+    return "Claude Code's version unknown"
 
 
 def preview(result: InstallResult) -> str:

@@ -962,3 +962,79 @@ def test_install_refuses_a_package_without_its_hook_scripts(
     ):
         install("user")
     assert not user_settings(home).exists()
+
+
+# --- finding the client where PATH does not have it ---------------------------------------
+
+
+def _fake_claude(path: Path, version: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
+    path.chmod(0o755)
+    return path
+
+
+def _no_system_claude() -> None:
+    for folder in ("/usr/local/bin", "/opt/homebrew/bin", "/home/linuxbrew/.linuxbrew/bin"):
+        if os.path.exists(os.path.join(folder, "claude")):
+            pytest.skip(f"this machine has {folder}/claude: the not-found case cannot be staged")
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        ".local/bin/claude",  # the native installer
+        ".claude/local/claude",  # `claude migrate-installer`'s per-user npm install
+        "npm-prefix/bin/claude",  # npm install -g with a user prefix (~/.npmrc)
+        ".nvm/versions/node/v22.11.0/bin/claude",  # npm install -g under nvm
+    ],
+)
+def test_the_client_is_found_where_its_installers_put_it(tmp_path: Path, where: str) -> None:
+    _no_system_claude()
+    home = tmp_path / "home"
+    fake = _fake_claude(home / where, "2.1.197")
+    (home / ".nvm" / "versions" / "node" / "v18.0.0" / "bin").mkdir(parents=True)
+    (home / ".npmrc").write_text(f"fund=false\nprefix={home / 'npm-prefix'}\n")
+    env = {"HOME": str(home), "PATH": str(tmp_path / "empty")}
+    found = installer.find_client(env)
+    assert (found.version, found.path, found.pinned) == ((2, 1, 197), str(fake), False)
+    assert installer.client_version(env) == (2, 1, 197)
+
+
+def test_an_install_without_the_client_keeps_what_the_earlier_one_registered(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_system_claude()
+    path = write(user_settings(home), REALISTIC)
+    install("user", version=(2, 1, 197))  # PostCompact, captures in the background
+    registered = path.read_text()
+    # Another shell: no claude on PATH, none where installers put it, no version pinned.
+    monkeypatch.delenv(installer.CLIENT_VERSION_ENV)
+    monkeypatch.setenv("PATH", str(home / "empty"))
+    result = cli("install")
+    assert result.exit_code == 0, result.output
+    assert path.read_text() == registered  # nothing taken back
+    assert (
+        "note: Claude Code was not found (not on PATH, nor where its installers put it): kept "
+        "what the earlier install registered (PostCompact, captures in the background)"
+    ) in result.output
+    assert "already installed" in result.output
+
+
+def test_an_update_says_what_changed_and_for_which_client(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_system_claude()
+    write(user_settings(home), REALISTIC)
+    install("user", version=(2, 1, 10))  # an old client: no PostCompact, foreground
+    monkeypatch.delenv(installer.CLIENT_VERSION_ENV)
+    monkeypatch.setenv("PATH", str(home / "empty"))
+    _fake_claude(home / ".local" / "bin" / "claude", "2.1.197")
+    result = cli("install")
+    assert result.exit_code == 0, result.output
+    assert (
+        "(old entries replaced: PostCompact added, captures now in the background, for "
+        "Claude Code 2.1.197 found at ~/.local/bin/claude)"
+    ) in result.output
+    hooks = json.loads(user_settings(home).read_text())["hooks"]
+    assert "PostCompact" in hooks

@@ -126,7 +126,8 @@ def test_ends_with_one_line_of_proof(run: Run) -> None:
     assert out[-1] == proof[0]
     assert re.fullmatch(
         rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in ~/\.claude/settings\.json; "
-        + PROOF,
+        rf"the snapshot's lookups run without asking: Bash\({re.escape(str(run.data))}/venv/bin/"
+        r"ctxmode search:\*\); " + PROOF,
         proof[0],
     ), proof[0]
     assert len(out) <= 5, out  # quiet on success

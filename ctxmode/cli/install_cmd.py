@@ -147,8 +147,21 @@ def install(
         )
     verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
     line = f"ctxmode {__version__} {verb[result.action]}: {result.hooks} hooks in {where}"
+    if result.kept:
+        click.echo(
+            f"note: Claude Code was not found (not on PATH, nor where its installers put it): "
+            f"kept what the earlier install registered ({', '.join(result.kept)}); set "
+            f"{installer.CLIENT_VERSION_ENV} to the version you run to change that",
+            err=True,
+        )
     if result.action == "updated":
-        line += " (old entries replaced)"
+        # Say what changed and why: an event or the capture mode follows the client found.
+        details = (
+            f": {', '.join(result.changes)}, for {installer.client_words(result)}"
+            if result.changes
+            else ""
+        )
+        line += f" (old entries replaced{details})"
     line += _STATUSLINE_WORDS.get(result.statusline, "")
     if result.permissions:
         # What the model may now run without asking, named exactly (settings_permissions).
