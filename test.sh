@@ -49,4 +49,27 @@ ensure_browser() {
 }
 ensure_browser
 
+# Claude Code's sandboxed Bash (tests/e2e/test_e2e_lookups.py) needs bubblewrap and socat:
+# installed the same way, once, where apt-get can (CTXMODE_NO_SANDBOX_INSTALL=1: not).
+ensure_sandbox_tools() {
+  local sudo="" missing=""
+  command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
+  command -v socat >/dev/null 2>&1 || missing="$missing socat"
+  [ -n "$missing" ] || return 0
+  [ -z "${CTXMODE_NO_SANDBOX_INSTALL:-}" ] || return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || return 0
+    sudo="sudo -n"
+  fi
+  echo "test.sh: installing$missing for the sandbox tests (apt-get)" >&2
+  # shellcheck disable=SC2086  # $missing: one word per package
+  if ! { $sudo apt-get update -qq \
+      && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends $missing; } >/dev/null 2>&1; then
+    echo "test.sh:$missing could not be installed; the sandbox tests will fail" >&2
+  fi
+}
+ensure_sandbox_tools
+
 exec .venv/bin/python -m pytest "$@"
