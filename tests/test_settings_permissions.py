@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from ctxmode import handlers, installer
 from ctxmode import settings_permissions as sp
@@ -159,3 +162,51 @@ def test_only_the_rule_left_by_an_earlier_install_is_still_uninstalled(home: Pat
     result = uninstall("user")
     assert result.action == "removed"
     assert path.read_text() == USER_FILE
+
+
+# --- round trips over generated files ---------------------------------------------------
+
+_keys = st.text(alphabet="abcdefghijklmnopqrstuvwxyzAZ_$-é", min_size=1, max_size=10)
+_values = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8))
+_rules = st.sampled_from(["Read", "Bash(npm test:*)", "WebFetch(domain:x.org)", "Bash(ls *)"])
+# Non-empty allow arrays: an empty container that ctxmode fills and empties again is
+# removed by uninstall (the documented case; the install's backup restores it exactly).
+_permissions = st.fixed_dictionaries(
+    {},
+    optional={
+        "allow": st.lists(_rules, min_size=1, max_size=3),
+        "deny": st.lists(_rules, max_size=2),
+        "defaultMode": st.just("default"),
+    },
+).filter(lambda p: bool(p))
+_docs = st.builds(
+    lambda extra, perms: {**extra, **({"permissions": perms} if perms is not None else {})},
+    st.dictionaries(_keys.filter(lambda k: k != "permissions"), _values, max_size=3),
+    st.one_of(st.none(), _permissions),
+)
+
+
+@hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    doc=_docs,
+    layout=st.sampled_from([2, 4, "\t", None, "compact"]),
+    newline=st.booleans(),
+)
+def test_round_trip_over_generated_settings(
+    doc: dict[str, object], layout: object, newline: bool
+) -> None:
+    if layout == "compact":
+        original = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    else:
+        original = json.dumps(doc, indent=layout, ensure_ascii=layout == 4)  # type: ignore[arg-type]
+    original += "\n" if newline else ""
+    merged = sp.merge(original, [RULE])
+    value = json.loads(merged)
+    perms = value.pop("permissions")
+    before = dict(doc)
+    expected = dict(before.pop("permissions", {}))  # type: ignore[call-overload]
+    expected["allow"] = [*expected.get("allow", []), RULE]
+    assert (value, perms) == (before, expected)
+    assert sp.merge(merged, [RULE]) == merged
+    assert sp.unmerge(merged) == original
+    assert sp.unmerge(sp.merge(merged, [MOVED])) == original

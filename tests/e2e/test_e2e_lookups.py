@@ -143,6 +143,29 @@ class _Bash:
             self.results[command] = (text, error)
 
 
+def _reading_commands(lookup: str, proj: Path) -> list[str]:
+    """The other reading commands, run by the lookup's own program."""
+    program = lookup.split(" search ", 1)[0]
+    where = f"--project {proj}"
+    return [
+        f"{program} dump --json {where}",
+        f"{program} sessions {where}",
+        f"{program} stats {where}",
+        f"{program} show-snapshot {where}",
+    ]
+
+
+def _assert_read(results: dict[str, tuple[str, bool]], commands: list[str]) -> None:
+    for command in commands:
+        text, error = results.get(command, ("(no result)", True))
+        assert not error and not _error_line(text), (command, text)
+
+
+def _error_line(text: str) -> bool:
+    """An error of ctxmode's own (its one line, or a traceback), not one it recorded."""
+    return any(line.startswith(("Error:", "Traceback")) for line in text.splitlines())
+
+
 def _store_is_idle(h: Harness, proj: Path) -> Path:
     stores = sorted((h.data_root / "sessions").glob("*.db"))
     assert len(stores) == 1, stores
@@ -199,7 +222,8 @@ def test_claude_code_sandbox_reads_an_idle_store_it_cannot_write(
     lookup, session = _record_a_compacted_session(h, proj)
     store = _store_is_idle(h, proj)
     probe = f"touch {store}-probe"  # the sandbox really denies writing the data root
-    bash = _Bash(probe, lookup)
+    others = _reading_commands(lookup, proj)
+    bash = _Bash(probe, lookup, *others)
     h.serve(Steps(*bash.steps()))
     h.claude_p(
         "Look the failure up.",
@@ -212,6 +236,7 @@ def test_claude_code_sandbox_reads_an_idle_store_it_cannot_write(
     assert error and "Read-only file system" in text, text
     assert not Path(f"{store}-probe").exists()
     _assert_found(bash.results, lookup, h)
+    _assert_read(bash.results, others)
     h.assert_clean()
 
 
@@ -248,8 +273,9 @@ def test_codex_sandbox_runs_the_lookup_on_an_idle_store(
         lookup, _session = _record_a_compacted_session(h, proj)
         store = _store_is_idle(h, proj)
         probe = f"touch {store}-probe"
+        others = _reading_commands(lookup, proj)
         world.api = MockResponses(
-            CodexSteps(shell(probe), shell(lookup), final="Found it."),
+            CodexSteps(shell(probe), shell(lookup), *map(shell, others), final="Found it."),
             h.root / f"codex-{mode}.jsonl",
         ).__enter__()
         run = codex_cli.run_codex(
@@ -271,6 +297,13 @@ def test_codex_sandbox_runs_the_lookup_on_an_idle_store(
             f"the lookup `{lookup}` did not return the detail in Codex's {mode} sandbox:\n"
             + "\n".join(o[-600:] for o in outputs)
         )
+        # One output per command (probe, lookup, the others); none failed to read.
+        assert len(outputs) >= 2 + len(others), outputs
+        for command, output in zip(others, outputs[-len(others) :], strict=True):
+            assert "Process exited with code 0" in output and not _error_line(output), (
+                command,
+                output[-800:],
+            )
         assert "escalat" not in run.stderr.lower(), run.describe()
         assert world.log_errors() == []
     finally:
