@@ -188,20 +188,17 @@ def lookup_rules(scope: str, python: str | None = None) -> tuple[list[str], str]
     installation's ``ctxmode``, then run without asking in the default permission mode."""
     from ctxmode.handlers import lookup_program
 
-    if scope == "project":
-        rule = settings_permissions.rule_for(lookup_program(_interpreter(python)))
-        return [], (
-            "a file shared with the team names no path of this machine, so the snapshot's "
-            "lookups ask before they run"
-            + (
-                f"; to allow them, add {json.dumps(rule)} to permissions.allow in your own "
-                "~/.claude/settings.json or the project's .claude/settings.local.json"
-                if rule
-                else ""
-            )
-        )
     program = lookup_program(_interpreter(python))
     rule = settings_permissions.rule_for(program)
+    if scope == "project":
+        how = (
+            f"; to allow them, add {json.dumps(rule)} to permissions.allow in your own "
+            "~/.claude/settings.json or the project's .claude/settings.local.json"
+        )
+        return [], (
+            "a file shared with the team names no path of this machine, so the snapshot's "
+            "lookups ask before they run" + (how if rule else "")
+        )
     if rule is None:
         return [], (
             f"no ctxmode command by absolute path beside {_interpreter(python)} ({program}): "
