@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e import claude_cli
+from tests.e2e import claude_cli, codex_cli
 from tests.e2e.claude_cli import ClaudeInstall, Unavailable
 from tests.e2e.harness import CtxmodeInstall, Harness, install_ctxmode
 
@@ -132,3 +132,12 @@ def e2e(
     finally:
         if harness.api is not None:
             harness.api.stop()
+
+
+@pytest.fixture(scope="session")
+def codex() -> codex_cli.CodexInstall:
+    """The real Codex CLI (pinned; cached like Claude Code's), or a skip saying why not."""
+    try:
+        return codex_cli.ensure_codex()
+    except Unavailable as exc:
+        pytest.skip(f"Codex CLI unavailable: {exc}")

@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from tests.e2e import codex_cli, codex_mock
-from tests.e2e.claude_cli import Unavailable
 from tests.e2e.codex_mock import MockResponses, Steps, patch, say, shell
 from tests.e2e.harness import Harness
 from tests.e2e.mock_api import Steps as ClaudeSteps
@@ -35,14 +34,6 @@ ADD = (
 )
 COMMIT = 'git add -A && git commit -q -m "Reconcile ledger totals" && git log -1 --format=%s'
 FAILING = "python3 tests/test_reconcile.py"
-
-
-@pytest.fixture(scope="session")
-def codex() -> codex_cli.CodexInstall:
-    try:
-        return codex_cli.ensure_codex()
-    except Unavailable as exc:
-        pytest.skip(f"Codex CLI unavailable: {exc}")
 
 
 class CodexWorld:

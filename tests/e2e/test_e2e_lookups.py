@@ -31,7 +31,6 @@ from typing import Any
 import pytest
 
 from tests.e2e import codex_cli, npm_cache
-from tests.e2e.claude_cli import Unavailable
 from tests.e2e.codex_mock import MockResponses, shell
 from tests.e2e.codex_mock import Steps as CodexSteps
 from tests.e2e.harness import Harness
@@ -238,14 +237,6 @@ def test_claude_code_sandbox_reads_an_idle_store_it_cannot_write(
     _assert_found(bash.results, lookup, h)
     _assert_read(bash.results, others)
     h.assert_clean()
-
-
-@pytest.fixture(scope="module")
-def codex() -> codex_cli.CodexInstall:
-    try:
-        return codex_cli.ensure_codex()
-    except Unavailable as exc:
-        pytest.skip(f"Codex CLI unavailable: {exc}")
 
 
 @pytest.mark.parametrize(
