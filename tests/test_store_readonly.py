@@ -215,3 +215,51 @@ def test_a_copy_is_taken_only_when_the_main_file_is_the_whole_store(
             private.execute("INSERT INTO store_meta (key, value) VALUES ('x', 'y')")
     finally:
         private.close()
+
+
+def test_while_a_copy_is_taken_no_closing_writer_rewrites_the_main_file(
+    recorded: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """The copy holds SQLite's SHARED lock: a hook that writes and exits meanwhile cannot
+    checkpoint into the main file and delete its -wal (that needs EXCLUSIVE, which it
+    does not wait for), so the main file stays as read; and a connection that holds
+    EXCLUSIVE (a final checkpoint under way) makes the copy retry instead."""
+    from ctxmode.store import connection
+
+    project, store, env = recorded
+    main_before = store.read_bytes()
+    with open(store, "rb") as handle:
+        assert connection._shared_lock(handle.fileno())
+        payload = hook_payload(
+            "UserPromptSubmit", session_id=SESSION, cwd=str(project), prompt=f"note {LATE}"
+        )
+        done = run_hook("UserPromptSubmit", payload, env=env)
+        assert done.returncode == 0 and done.stderr == b""
+        assert os.path.getsize(f"{store}-wal") > 0  # the writer left it: it could not delete
+        assert store.read_bytes() == main_before
+    with Store.open(str(store)) as check:  # everything is there, and sound
+        assert LATE in json.dumps(check.session_events(SESSION), default=str)
+        assert check.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys\n"
+            f"f = open({str(store)!r}, 'r+b')\n"
+            f"fcntl.lockf(f.fileno(), fcntl.LOCK_EX, {connection._SHARED_SIZE}, "
+            f"{connection._SHARED_FIRST})\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        assert not os.path.exists(f"{store}-wal")  # the check above closed last
+        assert connection._stable_copy(str(store)) is None
+    finally:
+        holder.communicate("", timeout=30)
+    assert connection._stable_copy(str(store)) is not None

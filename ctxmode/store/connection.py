@@ -586,15 +586,44 @@ def _signature(path: str) -> tuple[int, int, int, int]:
 
 def _stable_copy(path: str) -> bytes | None:
     """The main file's bytes, when they are the whole store and did not change while
-    read (same file, size and mtime before and after, no -wal before or after); else None."""
+    read (no -wal before or after, same file, size and mtime); else None.
+
+    While it reads, it holds SQLite's SHARED lock on the file as every connection does
+    (a read lock, allowed on a read-only file): the last connection to close then cannot
+    take EXCLUSIVE, which it needs to checkpoint and delete the -wal, and skips that (it
+    never waits). So the main file changes only while a -wal exists, which the check
+    after the read sees, however coarse the file system's mtime.
+    """
     before = _signature(path)
     if _wal_size(path) > 0:
         return None
     with open(path, "rb") as handle:
+        if not _shared_lock(handle.fileno()):
+            return None  # a connection is checkpointing at its close right now
         data = handle.read()
-    if _wal_size(path) > 0 or _signature(path) != before or len(data) != before[2]:
-        return None
-    return data
+        stable = _wal_size(path) == 0 and _signature(path) == before
+    # (Closing the file drops the lock; this process has no other handle on the file.)
+    return data if stable and len(data) == before[2] else None
+
+
+# SQLite's lock bytes (os_unix.c): the SHARED range a connection read-locks.
+_PENDING_BYTE = 0x40000000
+_SHARED_FIRST, _SHARED_SIZE = _PENDING_BYTE + 2, 510
+
+
+def _shared_lock(fd: int) -> bool:
+    """Read-lock SQLite's SHARED range of an open store file, without waiting; False
+    when a connection holds EXCLUSIVE. Where there is no fcntl (Windows), True: the
+    size and mtime check stands alone."""
+    try:
+        import fcntl
+    except ImportError:
+        return True
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST, os.SEEK_SET)
+    except OSError:
+        return False
+    return True
 
 
 def _private_connection(data: bytes, path: str) -> _sqlite3.Connection:
