@@ -126,7 +126,7 @@ def open_store(
         )
     try:
         try:
-            store = Store.open(path, readonly=readonly and must_exist)
+            store = Store.open(path, readonly=readonly and must_exist, tidy=True)
         except StoreOutdated:
             store = Store.open(path)
     except StoreError as exc:

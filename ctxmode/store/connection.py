@@ -19,6 +19,13 @@ again. A valid store is never moved or deleted.
 Creation: a new store is built under a temporary name and renamed into place under the
 sessions-folder lock; connections open existing files only (``mode=rw``), so no
 process can create a store outside that lock.
+
+Reading without write access (a lookup in a client's sandbox): see
+:func:`_read_connection`.
+
+Long on purpose (~700 lines): every way a store file is opened (create, migrate,
+recover, read where the folder is read-only) is one concern, and every hook imports
+this one module (another costs a hook ~0.1 ms).
 """
 
 from __future__ import annotations
@@ -305,12 +312,19 @@ class Connection:
         readonly: bool = False,
         recover: bool = False,
         synchronous: str = "NORMAL",
+        tidy: bool = False,
     ) -> _C:
         """Open (creating and migrating as needed) the store at ``path``.
 
         Hot path for an existing, current store: one ``stat``, the connect, two PRAGMAs.
-        ``readonly`` never creates, migrates or recovers anything. ``recover`` moves a
+        ``readonly`` never creates, migrates or recovers anything, and reads where the
+        folder cannot be written too (see :func:`_read_connection`). ``recover`` moves a
         corrupt store aside and starts afresh (see the module docstring).
+
+        ``tidy`` (with ``readonly``): read through a query-only read-write connection
+        where the file can be written, so that, closed last, it removes -wal/-shm as a
+        hook's connection does (a ``mode=ro`` one leaves them behind): a command a
+        person runs leaves the folder as it found it.
 
         ``synchronous``: NORMAL (default) survives process and OS crashes without
         corruption; in WAL mode it costs no fsync per commit, but a one-shot process
@@ -322,7 +336,7 @@ class Connection:
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}")
         if readonly:
-            return cls._open_readonly(path, busy_timeout_ms)
+            return cls._open_readonly(path, busy_timeout_ms, "rw" if tidy else "ro")
         try:
             return cls._open_rw(path, busy_timeout_ms, recover, synchronous)
         except StoreCorrupt as exc:
@@ -419,10 +433,10 @@ class Connection:
         return store
 
     @classmethod
-    def _open_readonly(cls: type[_C], path: str, busy_timeout_ms: int) -> _C:
+    def _open_readonly(cls: type[_C], path: str, busy_timeout_ms: int, mode: str = "ro") -> _C:
         if not os.path.isfile(path):
             raise StoreMissing(f"no store at {path}")
-        conn = _read_connection(path, busy_timeout_ms)
+        conn = _read_connection(path, busy_timeout_ms, mode)
         try:
             version = user_version(conn)
         except _sqlite3.Error as exc:
@@ -542,14 +556,17 @@ def _cannot_open(exc: BaseException) -> bool:
     return "unable to open" in str(exc).lower()  # Python 3.10: no error codes
 
 
-def _read_connection(path: str, busy_timeout_ms: int) -> _sqlite3.Connection:
-    """A connection that reads the store at ``path`` as committed, never writing to it or
-    its folder when it cannot (see above); :class:`StoreError` when it cannot read."""
+def _read_connection(path: str, busy_timeout_ms: int, mode: str = "ro") -> _sqlite3.Connection:
+    """A query-only connection that reads the store at ``path`` as committed, never
+    writing to it or its folder when it cannot (see above); :class:`StoreError` when it
+    cannot read. ``mode`` "rw": where the file is read-only, SQLite opens it read-only
+    all the same, and where it is not, the connection tidies up at its close."""
     last: BaseException | None = None
     for _ in range(READ_ATTEMPTS):
         conn = None
         try:
-            conn = _connect(path, "ro", busy_timeout_ms)
+            conn = _connect(path, mode, busy_timeout_ms)
+            conn.execute("PRAGMA query_only = 1")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL
             return conn
         except _sqlite3.Error as exc:
