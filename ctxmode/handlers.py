@@ -213,12 +213,20 @@ def search_command(project_dir: str, ctx: Context | None = None) -> str:
     prefix = ""
     if ctx is not None and ctx.env.get(LOOKUP_HOME_ENV) == "1" and ctx.root:
         prefix = f"CTXMODE_HOME={shell_quote(ctx.root)} "
-    bindir = os.path.dirname(sys.executable)
+    return f"{prefix}{lookup_program()} search --project {shell_quote(project_dir)}"
+
+
+def lookup_program(executable: str | None = None) -> str:
+    """The program a lookup runs, as the hint prints it: the ``ctxmode`` beside the
+    interpreter (``executable``, default this one), by absolute path and quoted only
+    when it must be, else a bare ``ctxmode``. ``ctxmode install`` allows exactly this
+    program's ``search`` (ctxmode.settings_permissions): keep the two in step."""
+    bindir = os.path.dirname(executable or sys.executable)
     for name in ("ctxmode", "ctxmode.exe"):
         candidate = os.path.join(bindir, name)
         if os.path.exists(candidate):
-            return f"{prefix}{shell_quote(candidate)} search --project {shell_quote(project_dir)}"
-    return f"{prefix}ctxmode search --project {shell_quote(project_dir)}"
+            return shell_quote(candidate)
+    return "ctxmode"
 
 
 def shell_quote(text: str) -> str:

@@ -28,6 +28,7 @@ import contextlib
 import difflib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import ctxmode
-from ctxmode import paths, proof, settings, settings_statusline
+from ctxmode import paths, proof, settings, settings_permissions, settings_statusline
 from ctxmode.hosts import claude_code
 from ctxmode.settings import HookSpec, SettingsError
 
@@ -88,6 +89,15 @@ class InstallResult:
     skipped: tuple[str, ...] = ()
     skipped_why: str = ""
     client_version: tuple[int, ...] | None = None  # the Claude Code version registered for
+    # ctxmode's permissions.allow rules in the file afterwards (settings_permissions), and
+    # why there are none where there could be: "" when nothing to say.
+    permissions: tuple[str, ...] = ()
+    permissions_note: str = ""
+    client_path: str | None = None  # the `claude` that told the version (None: not found)
+    # What an earlier install registered and this one kept, no client being found to say
+    # otherwise (events, "captures in the background"); what an update changed, in words.
+    kept: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- paths
@@ -172,6 +182,31 @@ def statusline_command(python: str | None = None, package_dir: str | None = None
     return hook_command(_interpreter(python), script)
 
 
+def lookup_rules(scope: str, python: str | None = None) -> tuple[list[str], str]:
+    """(ctxmode's ``permissions.allow`` rules for a scope, why none) — see
+    :mod:`ctxmode.settings_permissions`: the snapshot's lookups, run by this
+    installation's ``ctxmode``, then run without asking in the default permission mode."""
+    from ctxmode.handlers import lookup_program
+
+    program = lookup_program(_interpreter(python))
+    rule = settings_permissions.rule_for(program)
+    if scope == "project":
+        how = (
+            f"; to allow them, add {json.dumps(rule)} to permissions.allow in your own "
+            "~/.claude/settings.json or the project's .claude/settings.local.json"
+        )
+        return [], (
+            "a file shared with the team names no path of this machine, so the snapshot's "
+            "lookups ask before they run" + (how if rule else "")
+        )
+    if rule is None:
+        return [], (
+            f"no ctxmode command by absolute path beside {_interpreter(python)} ({program}): "
+            "the snapshot's lookups ask before they run"
+        )
+    return [rule], ""
+
+
 def _statusline_action(before: str, after: str) -> str:
     """What installing the status line did to it (see :attr:`InstallResult.statusline`)."""
     old = settings_statusline.current(before)
@@ -201,21 +236,72 @@ def team_specs(events: Sequence[str] | None = None) -> list[HookSpec]:
     ]
 
 
-# ``CTXMODE_CLAUDE_VERSION`` tells install the client's version where ``claude`` is not on
-# PATH (the VS Code extension brings its own), or pins it ("none": no version-gated event).
+# ``CTXMODE_CLAUDE_VERSION`` tells install the client's version where ``claude`` is not
+# found (the VS Code extension brings its own), or pins it ("none": no version-gated event).
 CLIENT_VERSION_ENV = "CTXMODE_CLAUDE_VERSION"
 
 
-def client_version(env: Mapping[str, str] | None = None) -> tuple[int, ...] | None:
-    """The Claude Code version this machine runs: ``$CTXMODE_CLAUDE_VERSION``, else what
-    ``claude --version`` says; None when neither tells."""
-    env = os.environ if env is None else env
-    pinned = env.get(CLIENT_VERSION_ENV, "").strip()
-    if pinned:
-        return claude_code.parse_version(pinned)
+@dataclass(frozen=True)
+class Client:
+    """The Claude Code install found: its version (None: none answered), where it is,
+    and whether the version was pinned by :data:`CLIENT_VERSION_ENV` instead."""
+
+    version: tuple[int, ...] | None
+    path: str | None = None
+    pinned: bool = False
+
+
+def client_candidates(env: Mapping[str, str]) -> list[str]:
+    """Where Claude Code's installers put ``claude``, tried after PATH (an IDE terminal,
+    cron or another shell may not have it on PATH): the native installer's
+    ``~/.local/bin``, the per-user npm install of ``claude migrate-installer``
+    (``~/.claude/local``), npm's global prefix (``$NPM_CONFIG_PREFIX``, the ``prefix=``
+    of ``~/.npmrc``, the usual ``~/.npm-global``), Volta, nvm's Node versions (newest
+    first), Homebrew and /usr/local."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    exe = "claude.exe" if sys.platform == "win32" else "claude"
+    prefixes = [env.get(name, "") for name in ("NPM_CONFIG_PREFIX", "npm_config_prefix")]
+    prefixes.append(_npmrc_prefix(os.path.join(home, ".npmrc")))
+    bins = [
+        os.path.join(home, ".local", "bin"),
+        os.path.join(home, ".claude", "local"),
+        *(os.path.join(prefix, "bin") for prefix in prefixes if prefix),
+        os.path.join(home, ".npm-global", "bin"),
+        os.path.join(home, ".volta", "bin"),
+    ]
+    nvm = os.path.join(env.get("NVM_DIR") or os.path.join(home, ".nvm"), "versions", "node")
+    with contextlib.suppress(OSError):
+        versions = sorted(os.listdir(nvm), key=_node_version_key, reverse=True)
+        bins += [os.path.join(nvm, name, "bin") for name in versions]
+    bins += ["/opt/homebrew/bin", "/home/linuxbrew/.linuxbrew/bin", "/usr/local/bin"]
+    seen: list[str] = []
+    for folder in bins:
+        path = os.path.join(os.path.expanduser(folder), exe)
+        if path not in seen:
+            seen.append(path)
+    return seen
+
+
+def _npmrc_prefix(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                key, _, value = line.partition("=")
+                if key.strip() == "prefix" and value.strip():
+                    return value.strip().strip('"')
+    except OSError:
+        pass
+    return ""
+
+
+def _node_version_key(name: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in name.lstrip("v").split(".") if part.isdecimal())
+
+
+def _ask_version(command: str, env: Mapping[str, str]) -> tuple[int, ...] | None:
     try:
         proc = subprocess.run(
-            list(claude_code.VERSION_COMMAND),
+            [command, *claude_code.VERSION_COMMAND[1:]],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -225,6 +311,29 @@ def client_version(env: Mapping[str, str] | None = None) -> tuple[int, ...] | No
     except (OSError, subprocess.SubprocessError):
         return None
     return claude_code.parse_version(proc.stdout) if proc.returncode == 0 else None
+
+
+def find_client(env: Mapping[str, str] | None = None) -> Client:
+    """The Claude Code this machine runs: ``$CTXMODE_CLAUDE_VERSION``, else the first
+    ``claude`` that answers ``--version``, on PATH, then where its installers put it
+    (:func:`client_candidates`); ``Client(None)`` when none does."""
+    env = os.environ if env is None else env
+    pinned = env.get(CLIENT_VERSION_ENV, "").strip()
+    if pinned:
+        return Client(claude_code.parse_version(pinned), pinned=True)
+    on_path = shutil.which(claude_code.VERSION_COMMAND[0], path=env.get("PATH", os.defpath))
+    for candidate in ([on_path] if on_path else []) + client_candidates(env):
+        if candidate != on_path and not os.access(candidate, os.X_OK):
+            continue
+        version = _ask_version(candidate, env)
+        if version is not None:
+            return Client(version, candidate)
+    return Client(None)
+
+
+def client_version(env: Mapping[str, str] | None = None) -> tuple[int, ...] | None:
+    """The Claude Code version this machine runs (:func:`find_client`), or None."""
+    return find_client(env).version
 
 
 def version_text(version: tuple[int, ...] | None) -> str:
@@ -252,8 +361,8 @@ def registered_events(
         why = f"{needs}, and a teammate's older client would skip the whole shared file"
     elif version is None:
         why = (
-            f"{needs}, and `claude --version` did not answer (set {CLIENT_VERSION_ENV} "
-            "to the version you run, then install again)"
+            f"{needs}, and no `claude` answered --version, on PATH or where its installers "
+            f"put it (set {CLIENT_VERSION_ENV} to the version you run, then install again)"
         )
     else:
         why = f"{needs}; this machine runs {version_text(version)}"
@@ -491,16 +600,29 @@ def install(
     before = old if old is not None else ""
     _parse_or_raise(before, path)
     if version == "detect":
-        version = client_version() if scope != "project" else None
-    events, skipped, skipped_why = registered_events(
-        scope, version if isinstance(version, tuple) else None
-    )
+        client = find_client() if scope != "project" else Client(None, pinned=True)
+    else:
+        client = Client(version if isinstance(version, tuple) else None, pinned=True)
+    version = client.version
+    events, skipped, skipped_why = registered_events(scope, version)
     # The captures run in the background where the client can (claude_code.background_mode);
     # a file shared with the team names no version, so it keeps them in the foreground.
-    background = (
-        scope != "project"
-        and claude_code.background_mode(version if isinstance(version, tuple) else None)[0]
-    )
+    background = scope != "project" and claude_code.background_mode(version)[0]
+    had = settings.registrations(before)
+    kept: list[str] = []
+    if version is None and not client.pinned and had:
+        # No client found this time (another shell, an IDE terminal, cron): never take
+        # back what an earlier install registered for the client it found then.
+        earlier = {reg.event for reg in had}
+        keep = tuple(event for event in skipped if event in earlier)
+        events = tuple(e for e, _, _ in HOOK_TABLE if e in events or e in keep)
+        skipped = tuple(event for event in skipped if event not in keep)
+        kept += keep
+        if not background and any(
+            reg.background for reg in had if reg.event in claude_code.BACKGROUND_EVENTS
+        ):
+            background = True
+            kept.append("captures in the background")
     specs = (
         team_specs(events)
         if scope == "project"
@@ -514,14 +636,15 @@ def install(
             "file shared with the team"
         )
     statusline_action = ""
+    rules, rules_note = lookup_rules(scope, python)
     try:
         new = settings.merge(before, specs)
         if statusline or settings_statusline.is_ours(settings_statusline.current(before)):
             new = settings_statusline.merge(new, statusline_command(python, package_dir))
             statusline_action = _statusline_action(before, new)
+        new = settings_permissions.merge(new, rules)
     except SettingsError as exc:
         raise InstallError(f"{path}: {exc}") from None
-    had = settings.registrations(before)
     changed = new != before or old is None
     action = "unchanged" if not changed else ("updated" if had else "installed")
     warnings = tuple(registration_warnings(scope, path, project_dir, managed))
@@ -569,9 +692,46 @@ def install(
         launcher_changed=launcher_text_new is not None,
         skipped=skipped,
         skipped_why=skipped_why,
-        client_version=version if isinstance(version, tuple) else None,
+        client_version=version,
         statusline=statusline_action,
+        permissions=tuple(rules),
+        permissions_note=rules_note,
+        client_path=client.path,
+        kept=tuple(kept),
+        changes=tuple(_changes(had, settings.registrations(new))) if had else (),
     )
+
+
+def _changes(
+    before: Sequence[settings.Registration], after: Sequence[settings.Registration]
+) -> list[str]:
+    """What an update changed in ctxmode's registration, in words ("PostCompact added",
+    "captures now in the background"); a moved installation alone is not listed."""
+    old = {reg.event: reg for reg in before}
+    new = {reg.event: reg for reg in after}
+    out = []
+    added = [event for event in new if event not in old]
+    removed = [event for event in old if event not in new]
+    if added:
+        out.append(f"{', '.join(added)} added")
+    if removed:
+        out.append(f"{', '.join(removed)} removed")
+    modes = {new[e].background for e in new if e in old and new[e].background != old[e].background}
+    if modes:
+        out.append("captures now in the " + ("background" if True in modes else "foreground"))
+    return out
+
+
+def client_words(result: InstallResult) -> str:
+    """Which client the registration is for, and how that was found (one clause)."""
+    if result.client_path:
+        return (
+            f"Claude Code {version_text(result.client_version)} found at "
+            f"{display_path(result.client_path)}"
+        )
+    if result.client_version is not None:
+        return f"Claude Code {version_text(result.client_version)} ({CLIENT_VERSION_ENV})"
+    return "Claude Code's version unknown"
 
 
 def preview(result: InstallResult) -> str:
@@ -709,6 +869,9 @@ def _restorable_backup(current: str, backup: str | None) -> bool:
             assert isinstance(line, str)
             ours = settings_statusline.ours_alone(line)
             expected = settings_statusline.merge(expected, ours)
+        if settings_permissions.current(backup):
+            return False  # as with the hooks: an older install's, not the user's
+        expected = settings_permissions.merge(expected, settings_permissions.current(current))
         return (bool(specs) or expected != backup) and expected == current
     except SettingsError:
         return False
@@ -739,7 +902,7 @@ def uninstall(
         assert isinstance(line, str)
         composed = settings_statusline.composed_with(line) is not None
         statusline_action = "restored" if composed else "removed"
-    if not found and not statusline_action:
+    if not found and not statusline_action and not settings_permissions.current(old):
         warnings = tuple(registration_warnings(scope, path, project_dir, managed))
         return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0, warnings)
 
@@ -751,7 +914,7 @@ def uninstall(
         new = backup
     else:
         try:
-            new = settings.unmerge(settings_statusline.unmerge(old))
+            new = settings.unmerge(settings_statusline.unmerge(settings_permissions.unmerge(old)))
         except SettingsError as exc:
             raise InstallError(f"{path}: {exc}") from None
         # A file left with nothing in it, whose backup holds nothing of the user's
@@ -814,7 +977,8 @@ def _tidy_up(target: str) -> list[str]:
 def _holds_nothing(text: str) -> bool:
     """Whether a settings text is empty apart from ctxmode's entries."""
     try:
-        return bool(settings.parse(settings.unmerge(settings_statusline.unmerge(text))) == {})
+        rest = settings.unmerge(settings_statusline.unmerge(settings_permissions.unmerge(text)))
+        return bool(settings.parse(rest) == {})
     except SettingsError:
         return False
 

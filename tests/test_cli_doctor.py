@@ -112,6 +112,7 @@ def record_session(project: Path) -> None:
 def mask(text: str) -> str:
     """The volatile parts of the report: versions, temp paths, sizes, ages."""
     text = text.replace(sys.executable, "<python>")
+    text = text.replace(os.path.dirname(sys.executable), "<python-dir>")
     text = text.replace(os.path.dirname(ctxmode.__file__), "<package>")
     text = text.replace(os.environ["CTXMODE_HOME"], "<data>")
     text = re.sub(r"/\S*/proj\b", "<project>", text)
@@ -157,6 +158,8 @@ def test_healthy_install_is_all_ok(
         "UserPromptSubmit, PreCompact, SessionStart, SessionEnd, PostCompact\n"
         "  ok    capture mode  background: the agent does not wait for the captures (Claude "
         'Code 2.1.197 has "async" hooks)\n'
+        "  ok    lookups       the snapshot's lookups run without asking: "
+        "Bash(<python-dir>/ctxmode search:*) (~/.claude/settings.json)\n"
         "\n"
         "This project's store\n"
         "  ok    store         schema 3, <size>, 1 session, 3 events, last event <age> ago, "
@@ -170,7 +173,7 @@ def test_healthy_install_is_all_ok(
         "Claude Code transcripts\n"
         "  ok    transcripts   no transcripts of this project in ~/.claude/projects\n"
         "\n"
-        "12 ok, 0 warnings, 0 failures - ctxmode is working\n"
+        "13 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )
 
 
@@ -181,7 +184,8 @@ def test_json_output(home: Path, project: Path) -> None:
     assert result.exit_code == 0
     assert document["ok"] is True
     assert document["project_dir"] == str(project)
-    assert document["counts"] == {"ok": 12, "warn": 0, "fail": 0}
+    # The shared file names no ctxmode path: the lookups ask, and doctor says how to allow them.
+    assert document["counts"] == {"ok": 12, "warn": 1, "fail": 0}
     assert [c["name"] for c in document["checks"]] == [
         "python",
         "package",
@@ -192,6 +196,7 @@ def test_json_output(home: Path, project: Path) -> None:
         "config",
         "registration",
         "capture mode",
+        "lookups",
         "store",
         "hook log",
         "transcripts",
@@ -836,3 +841,20 @@ def test_subprocess_exit_codes(home: Path, project: Path) -> None:
     passing = doctor_run()
     assert passing.returncode == 0, passing.stdout
     assert json.loads(passing.stdout)["ok"] is True
+
+
+def test_lookups_check_names_the_rule_or_how_to_get_one(home: Path, project: Path) -> None:
+    from ctxmode import settings_permissions
+
+    installer.install("user")
+    found = checks(project)["lookups"]
+    assert found.status == "ok" and installer.lookup_rules("user")[0][0] in found.summary
+    path = home / ".claude" / "settings.json"
+    stale = "Bash(/old/venv/bin/ctxmode search:*)"
+    path.write_text(settings_permissions.merge(path.read_text(), [stale]))
+    found = checks(project)["lookups"]
+    assert (found.status, found.fix) == ("warn", "ctxmode install") and stale in found.summary
+    installer.uninstall("user")
+    installer.install("project", str(project))
+    found = checks(project)["lookups"]
+    assert found.status == "warn" and ".claude/settings.local.json" in found.fix

@@ -77,6 +77,11 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def expected_rules(python: str = sys.executable) -> list[str]:
+    """The permissions.allow rule install writes: this interpreter's ctxmode's search."""
+    return [f"Bash({os.path.join(os.path.dirname(python), 'ctxmode')} search:*)"]
+
+
 def expected_commands(python: str = sys.executable, package: str = PACKAGE) -> dict[str, str]:
     return {
         event: f"'{os.path.abspath(python)}' -I -S '{package}/hooks/{settings.SHIMS[event]}.py'"
@@ -187,7 +192,11 @@ def test_install_creates_the_user_settings(home: Path) -> None:
         None,
         6,
     )
-    assert json.loads(path.read_text()) == {"hooks": expected_hooks()}
+    assert json.loads(path.read_text()) == {
+        "hooks": expected_hooks(),
+        "permissions": {"allow": expected_rules()},
+    }
+    assert result.permissions == tuple(expected_rules())
     assert path.read_text().endswith("}\n")
     assert siblings(path) == ["settings.json"]
 
@@ -219,6 +228,7 @@ def test_install_keeps_foreign_content_and_writes_a_backup(home: Path) -> None:
     doc = json.loads(path.read_text())
     original = json.loads(REALISTIC)
     assert doc["hooks"]["PostToolUse"][0] == original["hooks"]["PostToolUse"][0]
+    original["permissions"]["allow"] += expected_rules()
     assert {k: v for k, v in doc.items() if k != "hooks"} == {
         k: v for k, v in original.items() if k != "hooks"
     }
@@ -233,8 +243,11 @@ def test_project_scopes(home: Path, project: Path, scope: str, name: str) -> Non
     result = install(scope, str(project))
     path = project / ".claude" / name
     assert result.path == str(path)
-    expected = team_hooks() if scope == "project" else expected_hooks()
-    assert json.loads(path.read_text()) == {"hooks": expected}
+    expected: dict[str, Any] = {"hooks": team_hooks()}
+    if scope == "local":  # a shared file names no path of this machine: no lookup rule
+        expected = {"hooks": expected_hooks(), "permissions": {"allow": expected_rules()}}
+    assert json.loads(path.read_text()) == expected
+    assert bool(result.permissions_note) == (scope == "project")
     assert not user_settings(home).exists()
     assert uninstall(scope, str(project)).action == "deleted"
     assert not path.exists()
@@ -417,8 +430,9 @@ def test_dry_run_writes_nothing(home: Path) -> None:
         None,
     )
     assert result.diff.startswith(
-        f'--- {path}\n+++ {path}\n@@ -0,0 +1,73 @@\n+{{\n+  "hooks": {{\n'
+        f'--- {path}\n+++ {path}\n@@ -0,0 +1,78 @@\n+{{\n+  "hooks": {{\n'
     )
+    assert f'+      "{expected_rules()[0]}"\n' in result.diff
     assert not path.exists()
     write(path, REALISTIC)
     result = install("user", dry_run=True)
@@ -434,8 +448,12 @@ def test_dry_run_writes_nothing(home: Path) -> None:
         for line in result.diff.splitlines()
         if line.startswith("-") and not line.startswith("---")
     ]
-    assert removed == []  # the diff is pure additions: no foreign line is touched
-    assert added[:2] == ["+      },", "+      {"]
+    # Pure additions, but for the user's one-line allow array, which gains the lookup rule
+    # on the same line: no other foreign line is touched.
+    allow = '    "allow": ["Bash(npm run test:*)"'
+    assert removed == [f"-{allow}]"]
+    assert f'+{allow}, "{expected_rules()[0]}"]' in added
+    assert added[1:3] == ["+      },", "+      {"]
 
 
 def test_upgrade_from_a_stale_path(home: Path) -> None:
@@ -809,14 +827,15 @@ def test_cli_install_and_uninstall(home: Path) -> None:
     write(user_settings(home), REALISTIC)
     result = cli("install")
     assert result.exit_code == 0
+    allowed = f"; the snapshot's lookups run without asking: {expected_rules()[0]}\n"
     assert (
         result.output
-        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json\n"
+        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json{allowed}"
     )
     result = cli("install", "--user")
-    assert (
-        result.output
-        == f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json\n"
+    assert result.output == (
+        f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json"
+        + allowed
     )
     result = cli("uninstall")
     assert result.exit_code == 0
@@ -841,7 +860,7 @@ def test_cli_upgrade_and_local_scope(home: Path, project: Path) -> None:
     result = cli("install", "--local", str(project))
     assert result.output == (
         f"ctxmode {ctxmode.__version__} updated: 6 hooks in {project}/.claude/settings.local.json"
-        " (old entries replaced)\n"
+        f" (old entries replaced); the snapshot's lookups run without asking: {expected_rules()[0]}\n"
     )
     result = cli("uninstall", "--local", str(project))
     assert result.output == (
@@ -888,7 +907,8 @@ def test_cli_verify(home: Path) -> None:
     line = result.output.strip()
     assert re.fullmatch(
         rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in "
-        r"~/\.claude/settings\.json; verified: 10 hook calls of a sample session through them "
+        r"~/\.claude/settings\.json; the snapshot's lookups run without asking: "
+        rf"{re.escape(expected_rules()[0])}; verified: 10 hook calls of a sample session through them "
         r"stored \d+ events, and its \d+-byte snapshot was injected after compaction, "
         r"claimed once",
         line,
@@ -942,3 +962,79 @@ def test_install_refuses_a_package_without_its_hook_scripts(
     ):
         install("user")
     assert not user_settings(home).exists()
+
+
+# --- finding the client where PATH does not have it ---------------------------------------
+
+
+def _fake_claude(path: Path, version: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
+    path.chmod(0o755)
+    return path
+
+
+def _no_system_claude() -> None:
+    for folder in ("/usr/local/bin", "/opt/homebrew/bin", "/home/linuxbrew/.linuxbrew/bin"):
+        if os.path.exists(os.path.join(folder, "claude")):
+            pytest.skip(f"this machine has {folder}/claude: the not-found case cannot be staged")
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        ".local/bin/claude",  # the native installer
+        ".claude/local/claude",  # `claude migrate-installer`'s per-user npm install
+        "npm-prefix/bin/claude",  # npm install -g with a user prefix (~/.npmrc)
+        ".nvm/versions/node/v22.11.0/bin/claude",  # npm install -g under nvm
+    ],
+)
+def test_the_client_is_found_where_its_installers_put_it(tmp_path: Path, where: str) -> None:
+    _no_system_claude()
+    home = tmp_path / "home"
+    fake = _fake_claude(home / where, "2.1.197")
+    (home / ".nvm" / "versions" / "node" / "v18.0.0" / "bin").mkdir(parents=True)
+    (home / ".npmrc").write_text(f"fund=false\nprefix={home / 'npm-prefix'}\n")
+    env = {"HOME": str(home), "PATH": str(tmp_path / "empty")}
+    found = installer.find_client(env)
+    assert (found.version, found.path, found.pinned) == ((2, 1, 197), str(fake), False)
+    assert installer.client_version(env) == (2, 1, 197)
+
+
+def test_an_install_without_the_client_keeps_what_the_earlier_one_registered(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_system_claude()
+    path = write(user_settings(home), REALISTIC)
+    install("user", version=(2, 1, 197))  # PostCompact, captures in the background
+    registered = path.read_text()
+    # Another shell: no claude on PATH, none where installers put it, no version pinned.
+    monkeypatch.delenv(installer.CLIENT_VERSION_ENV)
+    monkeypatch.setenv("PATH", str(home / "empty"))
+    result = cli("install")
+    assert result.exit_code == 0, result.output
+    assert path.read_text() == registered  # nothing taken back
+    assert (
+        "note: Claude Code was not found (not on PATH, nor where its installers put it): kept "
+        "what the earlier install registered (PostCompact, captures in the background)"
+    ) in result.output
+    assert "already installed" in result.output
+
+
+def test_an_update_says_what_changed_and_for_which_client(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_system_claude()
+    write(user_settings(home), REALISTIC)
+    install("user", version=(2, 1, 10))  # an old client: no PostCompact, foreground
+    monkeypatch.delenv(installer.CLIENT_VERSION_ENV)
+    monkeypatch.setenv("PATH", str(home / "empty"))
+    _fake_claude(home / ".local" / "bin" / "claude", "2.1.197")
+    result = cli("install")
+    assert result.exit_code == 0, result.output
+    assert (
+        "(old entries replaced: PostCompact added, captures now in the background, for "
+        "Claude Code 2.1.197 found at ~/.local/bin/claude)"
+    ) in result.output
+    hooks = json.loads(user_settings(home).read_text())["hooks"]
+    assert "PostCompact" in hooks

@@ -126,7 +126,8 @@ def test_ends_with_one_line_of_proof(run: Run) -> None:
     assert out[-1] == proof[0]
     assert re.fullmatch(
         rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in ~/\.claude/settings\.json; "
-        + PROOF,
+        rf"the snapshot's lookups run without asking: Bash\({re.escape(str(run.data))}/venv/bin/"
+        r"ctxmode search:\*\); " + PROOF,
         proof[0],
     ), proof[0]
     assert len(out) <= 5, out  # quiet on success
@@ -147,7 +148,9 @@ def test_settings_point_at_the_new_environment(run: Run) -> None:
         assert Path(python).is_file()
         assert "/site-packages/ctxmode/hooks/" in script
         assert script.endswith(f"/{registration.shim}.py") and Path(script).is_file()
-    assert json.loads(run.texts["first"]).keys() == {"hooks"}
+    first = json.loads(run.texts["first"])
+    assert first.keys() == {"hooks", "permissions"}
+    assert first["permissions"] == {"allow": [f"Bash({venv}/bin/ctxmode search:*)"]}
 
 
 def test_data_root_is_private(run: Run) -> None:

@@ -17,7 +17,7 @@ from ctxmode import paths
 from ctxmode import store as store_mod
 from ctxmode.migrations import _sqlite3
 from ctxmode.redact import visible
-from ctxmode.store import Store, StoreError
+from ctxmode.store import Store, StoreError, StoreOutdated
 
 project_option = click.option(
     "--project",
@@ -107,8 +107,17 @@ def client_matches(meta: dict[str, Any], client: str | None) -> bool:
 
 
 @contextmanager
-def open_store(project: str | None, *, must_exist: bool = True) -> Iterator[Store]:
-    """Open the project's store for the CLI; domain errors become ClickExceptions."""
+def open_store(
+    project: str | None, *, must_exist: bool = True, readonly: bool = True
+) -> Iterator[Store]:
+    """Open the project's store for the CLI; domain errors become ClickExceptions.
+
+    ``readonly`` (the reading commands): the store is read as committed without writing
+    to it or its folder, so a lookup works where the data root is readable only (a
+    sandboxed Bash tool; see ``connection._read_connection``). An older schema is
+    opened read-write once, which migrates it (where that cannot write, the error says
+    so).
+    """
     project_dir, path = store_path_for(project)
     if must_exist and not os.path.exists(path):
         raise click.ClickException(
@@ -116,7 +125,10 @@ def open_store(project: str | None, *, must_exist: bool = True) -> Iterator[Stor
             "nothing has been recorded for this project yet"
         )
     try:
-        store = Store.open(path)
+        try:
+            store = Store.open(path, readonly=readonly and must_exist, tidy=True)
+        except StoreOutdated:
+            store = Store.open(path)
     except StoreError as exc:
         raise click.ClickException(f"cannot open {path}: {exc}") from exc
     try:

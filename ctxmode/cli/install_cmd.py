@@ -104,6 +104,10 @@ def install(
     file is kept as settings.json.ctxmode-backup. Running it again changes nothing;
     after an upgrade it replaces ctxmode's old entries.
 
+    It also adds one rule to permissions.allow, Bash(<this ctxmode> search:*), so
+    that the lookups the snapshot hands the model run without asking in Claude Code's
+    default permission mode; anything chained to them (&&, ;, |, $(...)) still asks.
+
     --project writes a file shared with the team, so its commands name no path of
     this machine: they run ~/.local/bin/ctxmode-hook, a launcher this command writes
     for you; each teammate runs `ctxmode install --project DIR` once to get theirs,
@@ -152,9 +156,27 @@ def install(
         )
     verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
     line = f"ctxmode {__version__} {verb[result.action]}: {result.hooks} hooks in {where}"
+    if result.kept:
+        click.echo(
+            f"note: Claude Code was not found (not on PATH, nor where its installers put it): "
+            f"kept what the earlier install registered ({', '.join(result.kept)}); set "
+            f"{installer.CLIENT_VERSION_ENV} to the version you run to change that",
+            err=True,
+        )
     if result.action == "updated":
-        line += " (old entries replaced)"
+        # Say what changed and why: an event or the capture mode follows the client found.
+        details = (
+            f": {', '.join(result.changes)}, for {installer.client_words(result)}"
+            if result.changes
+            else ""
+        )
+        line += f" (old entries replaced{details})"
     line += _STATUSLINE_WORDS.get(result.statusline, "")
+    if result.permissions:
+        # What the model may now run without asking, named exactly (settings_permissions).
+        line += "; the snapshot's lookups run without asking: " + ", ".join(result.permissions)
+    elif result.permissions_note:
+        click.echo(f"note: no lookup permission rule: {result.permissions_note}", err=True)
     if verify:
         from ctxmode import proof
 

@@ -302,7 +302,11 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
     if not session and not environ.get("CLAUDECODE"):
         return False
     try:
-        store.record_search(session, output_bytes)
+        if store.readonly:  # the search read without writing: count through a writer
+            with Store.open(store.path, busy_timeout_ms=store.busy_timeout_ms) as writer:
+                writer.record_search(session, output_bytes)
+        else:
+            store.record_search(session, output_bytes)
     except StoreError:
         return False
     return True

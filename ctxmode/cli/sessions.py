@@ -480,7 +480,7 @@ def purge_cmd(
         )
         return
     try:
-        with open_store(project_arg) as store:
+        with open_store(project_arg, readonly=False) as store:
             click.echo(_purge_rows(store, root, session, older_than))
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc

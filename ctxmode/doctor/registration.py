@@ -68,6 +68,7 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
         *capture_mode_checks(registered, _client_version(ctx)),
         *duplicate_checks(registered),
         *plugin_checks(registered, plugin_keys),
+        *lookup_permission_checks(files, ctx),
         *other_tool_checks(files, ctx),
     ]
 
@@ -389,6 +390,70 @@ def duplicate_checks(registered: Registered) -> list[Check]:
             "more than one ctxmode handler: each runs",
             "keep one scope: ctxmode uninstall --project DIR / --local DIR (or --user)",
             tuple(doubled),
+        )
+    ]
+
+
+def lookup_permission_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
+    """Whether the snapshot's lookups run without asking in the default permission mode:
+    the ``permissions.allow`` rule ``ctxmode install`` writes for this installation's
+    ``ctxmode`` (see ctxmode.settings_permissions)."""
+    from ctxmode.handlers import lookup_program
+    from ctxmode.settings_permissions import rule_for
+
+    wanted = rule_for(lookup_program(ctx.python))
+    found = [(info, rule) for info in files for rule in info.lookup_rules]
+    name = "lookups"
+    for info, rule in found:
+        if rule == wanted:
+            where = display(info.path, ctx.env)
+            return [
+                Check(
+                    "hooks",
+                    name,
+                    OK,
+                    f"the snapshot's lookups run without asking: {rule} ({where})",
+                )
+            ]
+    if wanted is None:
+        return [
+            Check(
+                "hooks",
+                name,
+                WARN,
+                "the snapshot's lookups ask before they run: no "
+                f"ctxmode command by absolute path beside {ctx.python}",
+                "reinstall ctxmode (install.sh) so that its venv has the ctxmode command",
+            )
+        ]
+    if found:
+        stale = ", ".join(rule for _, rule in found)
+        return [
+            Check(
+                "hooks",
+                name,
+                WARN,
+                f"the allow rule names another ctxmode ({stale}): "
+                "the snapshot's lookups ask before they run",
+                "ctxmode install",
+            )
+        ]
+    registering = [info for info in files if info.registrations]
+    fix = (
+        f'add "{wanted}" to permissions.allow in ~/.claude/settings.json or '
+        ".claude/settings.local.json (the shared file names no path of this machine)"
+        if registering and all(info.scope == "project" for info in registering)
+        else "ctxmode install"
+    )
+    return [
+        Check(
+            "hooks",
+            name,
+            WARN,
+            "the snapshot's lookups ask before they run in Claude "
+            f"Code's default permission mode (no {wanted} in permissions.allow; a plugin "
+            "cannot add one)",
+            fix,
         )
     ]
 

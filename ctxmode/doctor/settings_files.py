@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmode import settings
+from ctxmode import settings, settings_permissions
 from ctxmode.doctor.core import Context
 from ctxmode.hosts import claude_code
 from ctxmode.settings import Registration, SettingsError
@@ -31,6 +31,7 @@ class SettingsFile:
     env: dict[str, str] = field(default_factory=dict)  # "env": given to every hook
     disable_all_hooks: bool = False  # "disableAllHooks": true
     managed_hooks_only: bool = False  # "allowManagedHooksOnly": true
+    lookup_rules: list[str] = field(default_factory=list)  # ctxmode's permissions.allow rules
 
 
 def home_dir(env: Mapping[str, str]) -> str:
@@ -91,6 +92,7 @@ def read_settings(scope: str, path: str) -> SettingsFile:
         value = settings.parse(text, path)
         info.registrations = settings.registrations(text)
         info.plugins = settings.enabled_plugins(text)
+        info.lookup_rules = settings_permissions.current(text)
     except UnicodeDecodeError:
         info.error = "not UTF-8 text"
         return info

@@ -26,7 +26,8 @@ first call. The names of ``search`` exported here (:class:`SearchHit`,
 
 Errors: everything raised is a :class:`StoreError`; :class:`StoreLocked` when the write
 lock stayed taken past the busy timeout, :class:`StoreCorrupt` for a file that is not
-(or no longer) a database, :class:`StoreMissing` for a read-only open of no file,
+(or no longer) a database, :class:`StoreMissing` for a read-only open of no file (:class:`StoreOutdated` of an
+older schema),
 :class:`StoreTooNew` for a schema newer than this code.
 """
 
@@ -38,6 +39,7 @@ from ctxmode.store.connection import (
     StoreCorrupt,
     StoreLocked,
     StoreMissing,
+    StoreOutdated,
     guarded,
     quarantine,
 )
@@ -90,6 +92,7 @@ __all__ = [
     "StoreError",
     "StoreLocked",
     "StoreMissing",
+    "StoreOutdated",
     "StoreTooNew",
     "blend",
     "iso_utc",

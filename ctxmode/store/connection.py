@@ -19,6 +19,13 @@ again. A valid store is never moved or deleted.
 Creation: a new store is built under a temporary name and renamed into place under the
 sessions-folder lock; connections open existing files only (``mode=rw``), so no
 process can create a store outside that lock.
+
+Reading without write access (a lookup in a client's sandbox): see
+:func:`_read_connection`.
+
+Long on purpose (~700 lines): every way a store file is opened (create, migrate,
+recover, read where the folder is read-only) is one concern, and every hook imports
+this one module (another costs a hook ~0.1 ms).
 """
 
 from __future__ import annotations
@@ -68,6 +75,10 @@ class StoreCorrupt(StoreError):
 
 class StoreMissing(StoreError):
     """A read-only open found no store at the path."""
+
+
+class StoreOutdated(StoreError):
+    """A read-only open found an older schema (a read-write open migrates it)."""
 
 
 # Primary SQLite result codes (exc.sqlite_errorcode & 0xff, Python 3.11+).
@@ -301,12 +312,19 @@ class Connection:
         readonly: bool = False,
         recover: bool = False,
         synchronous: str = "NORMAL",
+        tidy: bool = False,
     ) -> _C:
         """Open (creating and migrating as needed) the store at ``path``.
 
         Hot path for an existing, current store: one ``stat``, the connect, two PRAGMAs.
-        ``readonly`` never creates, migrates or recovers anything. ``recover`` moves a
+        ``readonly`` never creates, migrates or recovers anything, and reads where the
+        folder cannot be written too (see :func:`_read_connection`). ``recover`` moves a
         corrupt store aside and starts afresh (see the module docstring).
+
+        ``tidy`` (with ``readonly``): read through a query-only read-write connection
+        where the file can be written, so that, closed last, it removes -wal/-shm as a
+        hook's connection does (a ``mode=ro`` one leaves them behind): a command a
+        person runs leaves the folder as it found it.
 
         ``synchronous``: NORMAL (default) survives process and OS crashes without
         corruption; in WAL mode it costs no fsync per commit, but a one-shot process
@@ -318,7 +336,7 @@ class Connection:
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}")
         if readonly:
-            return cls._open_readonly(path, busy_timeout_ms)
+            return cls._open_readonly(path, busy_timeout_ms, "rw" if tidy else "ro")
         try:
             return cls._open_rw(path, busy_timeout_ms, recover, synchronous)
         except StoreCorrupt as exc:
@@ -415,13 +433,10 @@ class Connection:
         return store
 
     @classmethod
-    def _open_readonly(cls: type[_C], path: str, busy_timeout_ms: int) -> _C:
+    def _open_readonly(cls: type[_C], path: str, busy_timeout_ms: int, mode: str = "ro") -> _C:
         if not os.path.isfile(path):
             raise StoreMissing(f"no store at {path}")
-        try:
-            conn = _connect(path, "ro", busy_timeout_ms)
-        except _sqlite3.Error as exc:
-            raise store_error(exc, path) from exc
+        conn = _read_connection(path, busy_timeout_ms, mode)
         try:
             version = user_version(conn)
         except _sqlite3.Error as exc:
@@ -434,7 +449,7 @@ class Connection:
                     f"store schema version {version} is newer than this ctxmode "
                     f"({SCHEMA_VERSION}): {path}"
                 )
-            raise StoreError(
+            raise StoreOutdated(
                 f"store schema version {version} predates this ctxmode ({SCHEMA_VERSION});"
                 f" open it read-write once to migrate: {path}"
             )
@@ -517,6 +532,141 @@ class Connection:
             "SELECT key, value FROM store_meta WHERE key LIKE 'incident:%' ORDER BY key"
         ).fetchall()
         return [(str(key), str(value)) for key, value in rows]
+
+
+# ---------------------------------------------------------------- reading without write access
+
+# A lookup often runs where the data root is readable but not writable: Claude Code's
+# sandboxed Bash, Codex's workspace-write and read-only sandboxes. SQLite opens a WAL
+# store read-only (``mode=ro``) only when its -wal and -shm exist or can be created
+# (SQLite >= 3.22): right after a hook wrote, and while one writes, they exist; an idle
+# store has neither (the last connection removed them), and a read-only folder cannot
+# get them. Then everything committed is in the main file, and a private copy of it,
+# taken while no -wal exists and verified unchanged, is the whole store.
+_SQLITE_CANTOPEN = 14
+# Attempts before giving up on a store that keeps changing under the reader (each a
+# ``mode=ro`` open and, when that cannot work, one copy; no waiting between them).
+READ_ATTEMPTS = 8
+
+
+def _cannot_open(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF == _SQLITE_CANTOPEN
+    return "unable to open" in str(exc).lower()  # Python 3.10: no error codes
+
+
+def _read_connection(path: str, busy_timeout_ms: int, mode: str = "ro") -> _sqlite3.Connection:
+    """A query-only connection that reads the store at ``path`` as committed, never
+    writing to it or its folder when it cannot (see above); :class:`StoreError` when it
+    cannot read. ``mode`` "rw": where the file is read-only, SQLite opens it read-only
+    all the same, and where it is not, the connection tidies up at its close."""
+    last: BaseException | None = None
+    for _ in range(READ_ATTEMPTS):
+        conn = None
+        try:
+            conn = _connect(path, mode, busy_timeout_ms)
+            conn.execute("PRAGMA query_only = 1")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL
+            return conn
+        except _sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            if not _cannot_open(exc):
+                raise store_error(exc, path) from exc
+            last = exc
+        if _wal_size(path) > 0:
+            continue  # a writer is at work: its -wal/-shm make mode=ro possible
+        try:
+            data = _stable_copy(path)
+        except OSError as exc:
+            raise StoreError(f"cannot read the store: {exc}") from exc
+        if data is not None:
+            return _private_connection(data, path)
+    raise StoreError(
+        f"cannot read the store without write access to its folder ({last}); it kept "
+        f"changing while it was read: try again ({path})"
+    )
+
+
+def _wal_size(path: str) -> int:
+    try:
+        return os.stat(path + "-wal").st_size
+    except OSError:
+        return 0
+
+
+def _signature(path: str) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _stable_copy(path: str) -> bytes | None:
+    """The main file's bytes, when they are the whole store and did not change while
+    read (no -wal before or after, same file, size and mtime); else None.
+
+    While it reads, it holds SQLite's SHARED lock on the file as every connection does
+    (a read lock, allowed on a read-only file): the last connection to close then cannot
+    take EXCLUSIVE, which it needs to checkpoint and delete the -wal, and skips that (it
+    never waits). So the main file changes only while a -wal exists, which the check
+    after the read sees, however coarse the file system's mtime.
+    """
+    before = _signature(path)
+    if _wal_size(path) > 0:
+        return None
+    with open(path, "rb") as handle:
+        if not _shared_lock(handle.fileno()):
+            return None  # a connection is checkpointing at its close right now
+        data = handle.read()
+        stable = _wal_size(path) == 0 and _signature(path) == before
+    # (Closing the file drops the lock; this process has no other handle on the file.)
+    return data if stable and len(data) == before[2] else None
+
+
+# SQLite's lock bytes (os_unix.c): the SHARED range a connection read-locks.
+_PENDING_BYTE = 0x40000000
+_SHARED_FIRST, _SHARED_SIZE = _PENDING_BYTE + 2, 510
+
+
+def _shared_lock(fd: int) -> bool:
+    """Read-lock SQLite's SHARED range of an open store file, without waiting; False
+    when a connection holds EXCLUSIVE. Where there is no fcntl (Windows), True: the
+    size and mtime check stands alone."""
+    try:
+        import fcntl
+    except ImportError:
+        return True
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, _SHARED_SIZE, _SHARED_FIRST, os.SEEK_SET)
+    except OSError:
+        return False
+    return True
+
+
+def _private_connection(data: bytes, path: str) -> _sqlite3.Connection:
+    """A query-only connection to a private copy of a store's main file (in memory)."""
+    image = bytearray(data)
+    if len(image) >= 20 and image[18:20] == b"\x02\x02":
+        # The header says WAL; a copy has no -wal and no -shm to share: read it as a
+        # rollback-journal database (bytes 18/19, the file format read/write versions).
+        image[18:20] = b"\x01\x01"
+    conn = _sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    try:
+        deserialize = getattr(conn, "deserialize", None)
+        if deserialize is None:  # Python 3.10
+            raise StoreError(
+                f"cannot read the store without write access to its folder "
+                f"(Python >= 3.11 reads a copy of it): {path}"
+            )
+        deserialize(bytes(image))
+        conn.execute("PRAGMA query_only = 1")
+    except _sqlite3.Error as exc:
+        conn.close()
+        raise store_error(exc, path) from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def _create_file(path: str, meta: tuple[tuple[str, str], ...] = ()) -> tuple[int, int] | None:

@@ -252,8 +252,13 @@ def run_claude(
     cwd: Path,
     env: dict[str, str],
     timeout: float = 120,
+    permission_mode: str = "bypassPermissions",
 ) -> Run:
-    """``claude -p ...`` with stream-json output; never raises on a non-zero exit."""
+    """``claude -p ...`` with stream-json output; never raises on a non-zero exit.
+
+    ``permission_mode``: the set-up steps bypass permissions; the lookup steps run in the
+    client's ``default`` mode, as a user has it (a command no rule allows is denied in
+    print mode: "This command requires approval")."""
     argv = [
         str(install.executable),
         *args,
@@ -261,7 +266,7 @@ def run_claude(
         "stream-json",
         "--verbose",
         "--permission-mode",
-        "bypassPermissions",
+        permission_mode,
     ]
     started = time.monotonic()
     try:

@@ -152,13 +152,15 @@ def run_codex(
     config: tuple[str, ...] = (),
     flags: tuple[str, ...] = (),
     timeout: float = 180,
+    bypass: bool = True,
 ) -> Run:
     """``codex exec [FLAGS] [resume ID] PROMPT`` against the mock at ``base_url`` (``flags``:
-    more options of exec, e.g. ``--trust``); never raises on exit."""
+    more options of exec, e.g. ``--trust``); never raises on exit. ``bypass``: approvals
+    and sandbox off (the set-up steps); without it, ``flags`` choose them (``-s …``)."""
     args = [
         "exec",
         *flags,
-        "--dangerously-bypass-approvals-and-sandbox",
+        *(["--dangerously-bypass-approvals-and-sandbox"] if bypass else []),
         "--color",
         "never",
         "--skip-git-repo-check",

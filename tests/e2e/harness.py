@@ -173,12 +173,24 @@ class Harness:
         env: dict[str, str] | None = None,
         timeout: float = 120,
         check: bool = True,
+        permission_mode: str = "bypassPermissions",
+        settings: dict[str, Any] | None = None,
     ) -> Run:
-        """``claude -p PROMPT [--resume SID]`` in ``cwd``; asserts a clean exit by default."""
+        """``claude -p PROMPT [--resume SID]`` in ``cwd``; asserts a clean exit by default.
+        ``settings``: more settings for this run (``--settings``, e.g. the sandbox on)."""
         args = ["-p", prompt]
         if resume:
             args += ["--resume", resume]
-        run = claude_cli.run_claude(self.claude, args, cwd=cwd, env=self.env(env), timeout=timeout)
+        if settings is not None:
+            args += ["--settings", json.dumps(settings)]
+        run = claude_cli.run_claude(
+            self.claude,
+            args,
+            cwd=cwd,
+            env=self.env(env),
+            timeout=timeout,
+            permission_mode=permission_mode,
+        )
         self.runs.append(run)
         if check:
             result = run.result

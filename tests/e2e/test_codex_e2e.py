@@ -39,10 +39,18 @@ FAILING = "python3 tests/test_reconcile.py"
 class CodexWorld:
     """One scenario: the harness (HOME, data root, ctxmode's venv), a CODEX_HOME of its own."""
 
-    def __init__(self, e2e: Harness, codex: codex_cli.CodexInstall, *scope: str) -> None:
+    def __init__(
+        self,
+        e2e: Harness,
+        codex: codex_cli.CodexInstall,
+        *scope: str,
+        codex_home: Path | None = None,
+    ) -> None:
         self.e2e = e2e
         self.codex = codex
-        self.codex_home = (e2e.root / "codex-home").resolve()
+        # Codex makes its sandbox helpers' links in CODEX_HOME, never under /tmp: a test
+        # that runs Codex's sandbox gives a folder elsewhere.
+        self.codex_home = (codex_home or e2e.root / "codex-home").resolve()
         self.codex_home.mkdir()
         self.api: MockResponses | None = None
         # With the proof run: the installed commands fed a Codex session as Codex runs them.
