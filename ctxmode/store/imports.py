@@ -22,12 +22,20 @@ from __future__ import annotations
 from ctxmode.events import MAX_DATA_CHARS
 from ctxmode.hashing import sha256_hex
 from ctxmode.store.connection import _Tx, guarded
-from ctxmode.store.events import _INSERT_CALL_EVENT, evict_over_cap
-from ctxmode.store.values import as_opt_text, as_priority, as_text, iso_utc, parse_iso
+from ctxmode.store.events import _INSERT_CALL_EVENT, ORDER, evict_over_cap
+from ctxmode.store.values import (
+    EVENT_COLUMNS,
+    as_opt_text,
+    as_priority,
+    as_text,
+    event_from_row,
+    iso_utc,
+    parse_iso,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ctxmode.events import SessionEvent
     from ctxmode.migrations import _sqlite3
@@ -187,6 +195,7 @@ def import_chunk(
     max_events: int,
     dry_run: bool = False,
     seen: dict[str, set[tuple[str, str]]] | None = None,
+    replay: Callable[[str, int, list[SessionEvent]], str] | None = None,
 ) -> int:
     """Write one transcript chunk in one transaction; return how many events were new.
 
@@ -198,6 +207,11 @@ def import_chunk(
     ``tool_use_id`` that earlier chunks of the same file added, kept up to date here: a
     dry run's chunks roll back, and the cap may have evicted them since, and the next
     chunk would add them again where one read of the whole file would not.
+    ``replay``: ``(session id, compact_seq, the session's events before the compaction)``
+    → the snapshot the hooks would have built then, kept in ``compaction.replayed`` for
+    each compaction of the chunk's sessions that has neither one yet nor a snapshot of the
+    hooks' (schema 4; never claimed or injected). Given with a file's last chunk, so that
+    a file read in windows replays from the same events as one read whole.
     """
     conn = store.conn
     added = 0
@@ -218,6 +232,10 @@ def import_chunk(
                     "WHERE session_id = ?",
                     (int(seq), as_text(sid)),
                 )
+            if replay is not None:
+                named = {p.session_id for p in parts} | {c[0] for c in compactions}
+                for sid in sorted(as_text(n) for n in named):
+                    _replay_session(conn, sid, replay)
             if done is not None:
                 conn.execute(
                     _UPSERT_PROGRESS,
@@ -292,3 +310,38 @@ def _insert_part(
     if rows:
         evict_over_cap(db, sid, max_events)
     return len(rows)
+
+
+# The session's events before a compaction, in the calls' order (imported events carry
+# their transcript time as call_at; rows without one are older).
+_EVENTS_BEFORE = f"""
+SELECT {EVENT_COLUMNS} FROM session_events WHERE session_id = ?
+AND (call_at IS NULL OR call_at <= ?) ORDER BY {ORDER}
+"""
+
+
+def _replay_session(
+    conn: _sqlite3.Connection, sid: str, replay: Callable[[str, int, list[SessionEvent]], str]
+) -> None:
+    """Keep the snapshot the hooks would have built at each compaction of ``sid`` that
+    has none yet, unless the hooks built one (``session_resume``)."""
+    todo = conn.execute(
+        "SELECT compact_seq, created_at FROM compaction c WHERE session_id = ?1 "
+        "AND replayed IS NULL AND NOT EXISTS (SELECT 1 FROM session_resume r "
+        "WHERE r.session_id = ?1 AND r.kind = 'compact' AND r.compact_seq = c.compact_seq) "
+        "ORDER BY compact_seq",
+        (sid,),
+    ).fetchall()
+    for seq, at in todo:
+        limit = int(parse_iso(as_text(at)) * 1_000_000_000)
+        if not limit:
+            continue  # a compaction of no known time: which events came before it is unknown
+        found = conn.execute(_EVENTS_BEFORE, (sid, limit)).fetchall()
+        if not found:
+            continue
+        events = [event_from_row(r) for r in found]
+        conn.execute(
+            "UPDATE compaction SET replayed = ?, replayed_events = ? "
+            "WHERE session_id = ? AND compact_seq = ?",
+            (replay(sid, int(seq), events), len(events), sid, int(seq)),
+        )
