@@ -474,24 +474,26 @@ def _import_window(
 
 def _replayer(
     item: Transcript, cfg: dict[str, object], done: set[tuple[str, int]]
-) -> Callable[[str, int, list[SessionEvent]], str]:
-    """The snapshot the hooks would have built at a compaction, from the session's events
-    before it: the project's budget and lookup command, the hooks' builder. Kept on the
-    compaction row (``compaction.replayed``), never claimed or injected. ``done``: the
-    ``(session, compaction)`` replayed, for the totals (a dry run's window rolls back and
-    the next one may replay the same compaction again)."""
+) -> Callable[[str, list[tuple[int, int]], list[SessionEvent]], list[str]]:
+    """The snapshots the hooks would have built at a session's compactions, each from the
+    events before it: the project's budget and lookup command, the hooks' builder (in one
+    pass: ``snapshot.build_snapshots``). Kept on the compaction rows
+    (``compaction.replayed``), never claimed or injected. ``done``: the ``(session,
+    compaction)`` replayed, for the totals."""
     from ctxmode import handlers
-    from ctxmode.snapshot import build_snapshot
+    from ctxmode.snapshot import build_snapshots
 
     budget = cfg.get("snapshot_budget", 4096)
     command = handlers.search_command(item.project)
 
-    def replay(session_id: str, seq: int, events: list[SessionEvent]) -> str:
-        done.add((session_id, seq))
-        return build_snapshot(
+    def replay(
+        session_id: str, points: list[tuple[int, int]], events: list[SessionEvent]
+    ) -> list[str]:
+        done.update((session_id, seq) for _end, seq in points)
+        return build_snapshots(
             events,
+            points,
             session_id=session_id,
-            compact_seq=seq,
             budget=budget if isinstance(budget, int) else 4096,
             search_command=command,
         )

@@ -158,3 +158,26 @@ def test_an_import_into_a_store_of_schema_3_upgrades_it_and_replays(
         (1, True),
         (2, True),
     ]
+
+
+def test_snapshots_of_a_history_in_one_pass_equal_each_prefix_built_alone() -> None:
+    """``build_snapshots`` (one fold for all of a session's compactions) gives exactly
+    ``build_snapshot`` of each prefix, a commit whose failure comes late included."""
+    from ctxmode.events import make
+    from ctxmode.snapshot import build_snapshot, build_snapshots
+    from tests.snapshot_sessions import work_session
+
+    events = work_session(200)
+    late = make("git_commit", {"message": "Late failing commit"}, tool_use_id="toolu_late")
+    failure = make("tool_error", {"tool": "Bash", "key": "git commit", "error": "hook failed"},
+                   tool_use_id="toolu_late")  # fmt: skip
+    events = [*events[:120], late, *events[120:150], failure, *events[150:]]
+    ends = [1, 7, 60, 121, 122, 140, 151, 152, 190, len(events)]
+    points = [(end, n) for n, end in enumerate(ends, 1)]
+    for budget in (1024, 4096):
+        got = build_snapshots(events, points, session_id="s", budget=budget, search_command="x")
+        for (end, seq), xml in zip(points, got, strict=True):
+            alone = build_snapshot(events[:end], session_id="s", compact_seq=seq, budget=budget,
+                                   search_command="x")  # fmt: skip
+            assert xml == alone, (end, budget)
+    assert "Late failing commit" in build_snapshots(events, [(125, 1)], session_id="s")[0]

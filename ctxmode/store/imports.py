@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 
 SOURCE = "import"
 
+if TYPE_CHECKING:
+    # (session id, [(end, compact_seq)], events) → the snapshot of each events[:end].
+    Replay = Callable[[str, list[tuple[int, int]], list[SessionEvent]], list[str]]
+
 # A session's row as an import makes or completes it: the earliest start and latest event
 # win, the hooks' project, cwd, branch, client and worktree are kept when they have them.
 _UPSERT_META = """
@@ -195,7 +199,7 @@ def import_chunk(
     max_events: int,
     dry_run: bool = False,
     seen: dict[str, set[tuple[str, str]]] | None = None,
-    replay: Callable[[str, int, list[SessionEvent]], str] | None = None,
+    replay: Replay | None = None,
 ) -> int:
     """Write one transcript chunk in one transaction; return how many events were new.
 
@@ -207,8 +211,9 @@ def import_chunk(
     ``tool_use_id`` that earlier chunks of the same file added, kept up to date here: a
     dry run's chunks roll back, and the cap may have evicted them since, and the next
     chunk would add them again where one read of the whole file would not.
-    ``replay``: ``(session id, compact_seq, the session's events before the compaction)``
-    → the snapshot the hooks would have built then, kept in ``compaction.replayed`` for
+    ``replay``: ``(session id, [(end, compact_seq)], the session's events)`` → for each
+    compaction, the snapshot the hooks would have built from ``events[:end]`` (those
+    before it), kept in ``compaction.replayed`` for
     each compaction of the chunk's sessions that has neither one yet nor a snapshot of the
     hooks' (schema 4; never claimed or injected). Given with a file's last chunk, so that
     a file read in windows replays from the same events as one read whole.
@@ -312,36 +317,44 @@ def _insert_part(
     return len(rows)
 
 
-# The session's events before a compaction, in the calls' order (imported events carry
-# their transcript time as call_at; rows without one are older).
-_EVENTS_BEFORE = f"""
-SELECT {EVENT_COLUMNS} FROM session_events WHERE session_id = ?
-AND (call_at IS NULL OR call_at <= ?) ORDER BY {ORDER}
+# A session's events in the calls' order, each with its place (imported events carry
+# their transcript time as call_at; rows without one are older and come first).
+_SESSION_EVENTS = f"""
+SELECT {EVENT_COLUMNS}, call_at FROM session_events WHERE session_id = ? ORDER BY {ORDER}
 """
 
 
-def _replay_session(
-    conn: _sqlite3.Connection, sid: str, replay: Callable[[str, int, list[SessionEvent]], str]
-) -> None:
+def _replay_session(conn: _sqlite3.Connection, sid: str, replay: Replay) -> None:
     """Keep the snapshot the hooks would have built at each compaction of ``sid`` that
-    has none yet, unless the hooks built one (``session_resume``)."""
+    has none yet, unless the hooks built one (``session_resume``): the session's events
+    are read once, each compaction's are those before its time."""
     todo = conn.execute(
         "SELECT compact_seq, created_at FROM compaction c WHERE session_id = ?1 "
         "AND replayed IS NULL AND NOT EXISTS (SELECT 1 FROM session_resume r "
         "WHERE r.session_id = ?1 AND r.kind = 'compact' AND r.compact_seq = c.compact_seq) "
-        "ORDER BY compact_seq",
+        "ORDER BY created_at, compact_seq",
         (sid,),
     ).fetchall()
-    for seq, at in todo:
-        limit = int(parse_iso(as_text(at)) * 1_000_000_000)
-        if not limit:
-            continue  # a compaction of no known time: which events came before it is unknown
-        found = conn.execute(_EVENTS_BEFORE, (sid, limit)).fetchall()
-        if not found:
-            continue
-        events = [event_from_row(r) for r in found]
-        conn.execute(
-            "UPDATE compaction SET replayed = ?, replayed_events = ? "
-            "WHERE session_id = ? AND compact_seq = ?",
-            (replay(sid, int(seq), events), len(events), sid, int(seq)),
-        )
+    # A compaction of no known time: which events came before it is unknown.
+    todo = [(int(seq), int(parse_iso(as_text(at)) * 1_000_000_000)) for seq, at in todo]
+    todo = [(seq, limit) for seq, limit in todo if limit]
+    if not todo:
+        return
+    rows = conn.execute(_SESSION_EVENTS, (sid,)).fetchall()
+    events = [event_from_row(r[:-1]) for r in rows]
+    stamps = [r[-1] for r in rows]
+    points: list[tuple[int, int]] = []
+    end = 0
+    for seq, limit in todo:
+        while end < len(stamps) and (stamps[end] is None or stamps[end] <= limit):
+            end += 1
+        if end:
+            points.append((end, seq))
+    if not points:
+        return
+    snapshots = replay(sid, points, events)
+    conn.executemany(
+        "UPDATE compaction SET replayed = ?, replayed_events = ? "
+        "WHERE session_id = ? AND compact_seq = ?",
+        [(text, n, sid, seq) for (n, seq), text in zip(points, snapshots, strict=True)],
+    )
