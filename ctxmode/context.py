@@ -25,6 +25,7 @@ class Context:
         "_moved",
         "background",
         "call_at",
+        "call_exact",
         "client",
         "deadline",
         "env",
@@ -57,7 +58,15 @@ class Context:
         # Set by the harness: when the client started this call (ns, its order in the
         # session) and whether it runs in the background (ctxmode.inflight).
         self.call_at: int | None = None
+        # Whether call_at is the client's start of the call (hookrun.call_stamp); if not,
+        # the store places the call by its own sequence (see stored_call_at).
+        self.call_exact = False
         self.background = False
+
+    @property
+    def stored_call_at(self) -> int | None:
+        """The call's place for the store: the exact stamp, or None (the store's next)."""
+        return self.call_at if self.call_exact else None
 
     def remaining(self) -> float:
         return self.deadline - (time.monotonic() - self.started)

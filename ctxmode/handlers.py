@@ -306,7 +306,7 @@ def _store_events(
         source_hook=inp.event,
         project_dir=ctx.project(inp.project_dir),
         max_events=cap,
-        call_at=ctx.call_at,
+        call_at=ctx.stored_call_at,
         where=ctx.where(inp.cwd),
     )
 
@@ -350,7 +350,7 @@ def _spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> None:
     from ctxmode.wording import plural
 
     if events:
-        spool.put(ctx.root, ctx.store_path, inp.session_id, events, ctx.call_at)
+        spool.put(ctx.root, ctx.store_path, inp.session_id, events, ctx.stored_call_at)
         hooklog.write(
             ctx.log_dir,
             "WARN",

@@ -55,35 +55,63 @@ SALVAGE_HEAD = 64 * 1024
 READ_CHUNK = 1024 * 1024
 
 
-def call_stamp() -> int:
-    """When the client started this hook call: ns since the epoch, the call's place in
-    the session (background captures finish in any order; the store reads their events
-    in this one).
+def call_stamp(one_call: bool = False) -> tuple[int, bool]:
+    """When the client started this hook call: ``(ns since the epoch, exact)``, the call's
+    place in the session (background captures finish in any order; the store reads their
+    events in this one).
 
     The time the client spawned the process is the start of our process group's leader
-    (the client starts each hook in a group of its own: the shell of a command, or our
-    process): under load, a hook can take tens of ms to reach its first line, more than
-    the time between two calls, so a clock read here would misorder them. The kernel
-    keeps that start in clock ticks (10 ms): the ticks order calls apart, our own clock
-    orders calls within one tick. Without /proc, or in a group that is not the call's
-    own: our own clock.
+    when the client gave the call a group of its own: under load, a hook can take tens of
+    ms to reach its first line, more than the time between two calls, so a clock read
+    here would misorder them. The kernel keeps that start in clock ticks (10 ms): the
+    ticks order calls apart, our own clock orders calls within one tick.
+
+    Whether the group is the call's own is decided exactly, never by its age: this
+    process runs this one call (``one_call``: the hook shim's process, not the in-process
+    core a test or a script drives), and the group's leader is this process or its
+    parent, a shell run with ``-c`` (the ``sh -c`` the client spawned for the hook's
+    command). A group that many calls share (a replay script, a test runner, a host that
+    starts no group) would give them all the same start. Otherwise, or without /proc:
+    ``(our clock, False)``, and the store gives the call the next place of the session's
+    own sequence (``Store.add_events`` with ``call_at=None``): the order of arrival, which
+    is the calls' order for whoever runs them one after the other.
     """
     now = time.time_ns()
+    if not one_call:
+        return now, False
     try:
-        with open(f"/proc/{os.getpgid(0)}/stat", "rb") as fh:
+        pid, group = os.getpid(), os.getpgid(0)
+        if group != pid and (group != os.getppid() or not _shell_c(group)):
+            return now, False
+        with open(f"/proc/{group}/stat", "rb") as fh:
             ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
         tick = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
         since_boot = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
     except (OSError, ValueError, IndexError, AttributeError):
-        return now
+        return now, False
     started = now - since_boot + ticks * tick
-    if not 0 <= now - started < FRESH_NS:
-        return now  # the group is not a hook's of its own (a test, a script): our clock
-    return started + min(now - started, tick - 1)
+    if now < started:
+        return now, False  # the clock was set back since: our clock is all there is
+    return started + min(now - started, tick - 1), True
 
 
-# A process group started longer ago than this is not one the client made for this call.
-FRESH_NS = 1_000_000_000
+# The shells a client runs a hook's command with (``sh -c``; Codex: ``bash -lc``).
+_SHELLS = frozenset((b"sh", b"bash", b"dash", b"zsh", b"ash", b"ksh", b"mksh", b"busybox"))
+
+
+def _shell_c(pid: int) -> bool:
+    """Whether process ``pid`` is a shell running a command string (``sh -c '…'``)."""
+    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+        argv = fh.read(4096).split(b"\0")
+    name = argv[0].rsplit(b"/", 1)[-1].lstrip(b"-")
+    if name not in _SHELLS:
+        return False
+    for arg in argv[1:-1]:
+        if not arg.startswith(b"-") or arg.startswith(b"--"):
+            return False  # a script's name: `bash replay.sh` runs many calls
+        if b"c" in arg:
+            return True
+    return False
 
 
 def disabled(env: Mapping[str, str]) -> bool:
@@ -145,11 +173,14 @@ def run_hook(
     watchdog: bool = False,
     host: str | None = None,
     background: bool = False,
+    one_call: bool = False,
 ) -> bytes:
     """Run one hook call; return the exact bytes to print (possibly empty). Never raises.
 
     ``host`` names the client (``ctxmode.hosts``; None: Claude Code): it parses the
-    input and shapes the output, the rest is the same for every client.
+    input and shapes the output, the rest is the same for every client. ``one_call``:
+    this process was started for this call alone (the shim's ``main``), so its process
+    group may say when the client started it (:func:`call_stamp`).
     """
     root = ""
     marker = None
@@ -163,16 +194,22 @@ def run_hook(
             # not even for the log: skip in silence; `ctxmode doctor` says why.
             root = ""
             return b""
+        exact = [False]
+
+        def stamp() -> int:
+            at, exact[0] = call_stamp(one_call)
+            return at
+
         if background:
             from ctxmode import inflight
 
             # Held while this capture runs: PreCompact, SessionEnd and the captures of
             # later calls wait for it. Made before the payload is read, so that no
             # capture started later can look and miss it (ctxmode.inflight).
-            marker = inflight.enter(root, call_stamp)
+            marker = inflight.enter(root, stamp)
         # The call's place in the session: background captures finish in any order;
         # the store keeps and reads their events in the order the calls started.
-        call_at = marker.call_at if marker is not None else call_stamp()
+        call_at = marker.call_at if marker is not None else stamp()
         limits = getattr(client, "INPUT_LIMITS", None)
         data, size = read_input(
             stdin, limits.get(event, payload.MAX_PARSE_BYTES) if limits else payload.MAX_PARSE_BYTES
@@ -205,7 +242,7 @@ def run_hook(
             root = ""
             return b""
         ctx = Context(env, root, store_path, deadline, identity, client.NAME)
-        ctx.call_at, ctx.background = call_at, background
+        ctx.call_at, ctx.call_exact, ctx.background = call_at, exact[0], background
         if marker is not None:
             marker.claim(inp.session_id)
         if watchdog and output_lock is not None:
@@ -349,6 +386,7 @@ def main(event: str, host: str | None = None, stdin: bytes | None = None) -> NoR
             watchdog=True,
             host=host,
             background=background,
+            one_call=True,
         )
     except BaseException:
         out = b""

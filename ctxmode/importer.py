@@ -97,6 +97,7 @@ class Totals:
         "events",
         "files",
         "records",
+        "replayed",
         "seconds",
         "sessions",
         "skipped",
@@ -104,6 +105,7 @@ class Totals:
         "truncated",
         "unchanged",
         "unknown",
+        "unknown_types",
     )
 
     def __init__(self, dry_run: bool = False) -> None:
@@ -115,6 +117,8 @@ class Totals:
         self.events = 0  # events added
         self.skipped = 0  # garbled lines
         self.unknown = 0  # records of types this version does not know
+        self.unknown_types: dict[str, int] = {}  # which types, how many records each
+        self.replayed = 0  # compactions given a replayed snapshot
         self.truncated = 0  # files that ended in an unfinished line (left for later)
         self.compactions = 0
         self.sessions: set[str] = set()
@@ -130,6 +134,9 @@ class Totals:
             "events_added": self.events,
             "skipped": self.skipped,
             "unknown": self.unknown,
+            "unknown_types": dict(sorted(self.unknown_types.items(), key=lambda kv: -kv[1])),
+            # A dry run builds no snapshot (its windows roll back before the last one).
+            "replayed": None if self.dry_run else self.replayed,
             "truncated": self.truncated,
             "compactions": self.compactions,
             "sessions": len(self.sessions),
@@ -285,6 +292,8 @@ class FileRun:
         "last_at",
         "open_errors",
         "progress",
+        "replayed",
+        "replayed_counted",
         "seen",
         "session_id",
         "sessions",
@@ -306,6 +315,8 @@ class FileRun:
         self.open_errors: dict[str, set[str]] = {}
         self.seen: dict[str, set[tuple[str, str]]] = {}  # the prompts (and such) added so far
         self.sessions: dict[str, None] = {}  # the sessions given a row, in order
+        self.replayed: set[tuple[str, int]] = set()  # compactions given a replayed snapshot
+        self.replayed_counted = 0
 
     def take(self, chunk: transcripts.Chunk) -> None:
         """Widen the envelope by a window's records."""
@@ -440,13 +451,18 @@ def _import_window(
         max_events=cap,
         dry_run=totals.dry_run,
         seen=run.seen,
+        replay=_replayer(item, cfg, run.replayed) if last and not totals.dry_run else None,
     )
+    totals.replayed += len(run.replayed) - run.replayed_counted
+    run.replayed_counted = len(run.replayed)
     done.events += added
     run.progress = done
     run.added += added
     totals.records += chunk.records
     totals.skipped += chunk.skipped
     totals.unknown += chunk.unknown
+    for name, count in chunk.unknown_types.items():
+        totals.unknown_types[name] = totals.unknown_types.get(name, 0) + count
     totals.truncated += int(chunk.truncated)
     totals.events += added
     for _, seq, *_ in compactions:
@@ -454,6 +470,35 @@ def _import_window(
             run.counted_seq = seq
             totals.compactions += 1
     totals.sessions.update(p.session_id for p in parts)
+
+
+def _replayer(
+    item: Transcript, cfg: dict[str, object], done: set[tuple[str, int]]
+) -> Callable[[str, list[tuple[int, int]], list[SessionEvent]], list[str]]:
+    """The snapshots the hooks would have built at a session's compactions, each from the
+    events before it: the project's budget and lookup command, the hooks' builder (in one
+    pass: ``snapshot.build_snapshots``). Kept on the compaction rows
+    (``compaction.replayed``), never claimed or injected. ``done``: the ``(session,
+    compaction)`` replayed, for the totals."""
+    from ctxmode import handlers
+    from ctxmode.snapshot import build_snapshots
+
+    budget = cfg.get("snapshot_budget", 4096)
+    command = handlers.search_command(item.project)
+
+    def replay(
+        session_id: str, points: list[tuple[int, int]], events: list[SessionEvent]
+    ) -> list[str]:
+        done.update((session_id, seq) for _end, seq in points)
+        return build_snapshots(
+            events,
+            points,
+            session_id=session_id,
+            budget=budget if isinstance(budget, int) else 4096,
+            search_command=command,
+        )
+
+    return replay
 
 
 def _part(run: FileRun, item: Transcript, session_id: str) -> store_imports.SessionPart:

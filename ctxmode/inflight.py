@@ -12,7 +12,8 @@ are still working. Each background capture therefore holds an *in-flight marker*
   once that process is gone: the kernel drops the lock of a dead process, so a marker
   left behind by a killed hook never makes anyone wait (the first waiter removes it).
 - ``call_at`` is when the client started the call (``hookrun.call_stamp``: the start of
-  the hook's process group, ns since the epoch), taken between the lock and the rename:
+  the hook's process group when that group is the call's own, else our clock; ns since
+  the epoch), taken between the lock and the rename:
   the order of the calls, which the store records with the events and reads them back
   by (``store.events``).
 

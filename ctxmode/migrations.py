@@ -358,10 +358,29 @@ def m003_identity_history(conn: Connection) -> None:
     )
 
 
+# ---------------------------------------------------------------- m004: replayed snapshots
+
+
+def m004_replayed_snapshots(conn: Connection) -> None:
+    """What ctxmode would have restored at a compaction it did not see.
+
+    ``ctxmode import`` records a compaction of the client's history with its summary; the
+    hooks did not run then, so no snapshot was made. ``compaction.replayed`` keeps the
+    snapshot the hooks would have built at that moment (from the session's events before
+    it), and ``replayed_events`` how many events it was built from. It lives on the
+    compaction row, not in ``session_resume``: it is never claimed, never injected, only
+    held against the summary (``stats``, ``show-snapshot``, ``view``). NULL on every row
+    the hooks made, and on imported rows made before.
+    """
+    conn.execute("ALTER TABLE compaction ADD COLUMN replayed TEXT")
+    conn.execute("ALTER TABLE compaction ADD COLUMN replayed_events INTEGER")
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     m001_initial,
     m002_search_values,
     m003_identity_history,
+    m004_replayed_snapshots,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

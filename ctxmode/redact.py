@@ -1297,9 +1297,18 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     """Replace every secret in ``text`` with ``[REDACTED:<kind>]``.
 
     ``extra``: more patterns (strings or compiled) to mask as ``[REDACTED:custom]``.
+    While :func:`collecting`, the values masked are also noted (see :func:`mask_repeats`).
     """
+    original = text
     if extra:
         text = _apply_extra(text, extra)
+    text = _mask(text)
+    if _collected is not None and text is not original and text != original:
+        _note_masked(original, text, _collected)
+    return text
+
+
+def _mask(text: str) -> str:
     low = text.lower()
     shape: bytes | None = None
     by_line = len(text) > _LINE_MODE_CHARS and len(low) == len(text)
@@ -1349,6 +1358,93 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
             shape = None
             seen.clear()
             by_line = len(text) > _LINE_MODE_CHARS and len(low) == len(text)
+    return text
+
+
+# -- a secret repeated ---------------------------------------------------------------------
+#
+# A value recognised as a secret in one place of a payload (a docker config's "auth", a
+# `-p` flag, a header) may come again where nothing marks it (an error quoting it, the
+# output echoing the command). The hook masks a payload in two passes
+# (extract.masked): the first notes every value masked, the second masks each of them
+# wherever else it occurs in the payload. Nothing is noted, and the second pass costs
+# nothing, for a payload without secrets.
+
+_collected: dict[str, str] | None = None  # value → its kind, while collecting
+# A value is hunted down elsewhere only when it cannot be an ordinary word: at least
+# this long, and not a plain word of letters unless it looks generated (looks_random).
+_REPEAT_MIN = 8
+_REPEAT_STRIP = "\"'`.,;:()[]{}<>"
+
+
+def collecting(on: bool) -> dict[str, str] | None:
+    """Start (``on``) or stop noting the values :func:`mask` masks; returns what was noted
+    (value → kind) when stopping."""
+    global _collected
+    found = _collected
+    _collected = {} if on else None
+    return found
+
+
+def note_secret(value: str, kind: str = "credential") -> None:
+    """Note ``value``, masked by the caller (a value under a secret's name), while collecting."""
+    if _collected is not None:
+        _note_value(value, kind, _collected)
+
+
+def _note_value(value: str, kind: str, into: dict[str, str]) -> None:
+    for word in value.split():
+        word = word.strip(_REPEAT_STRIP)
+        if len(word) < _REPEAT_MIN or PREFIX in word or "\\" in word:
+            continue
+        if word.isalpha() and not looks_random(word):
+            continue  # a word ("release", "development"): masking it elsewhere wrecks prose
+        into.setdefault(word, kind)
+
+
+def _note_masked(before: str, after: str, into: dict[str, str]) -> None:
+    """The spans of ``before`` that ``after`` shows as ``[REDACTED:kind]`` markers.
+
+    Masking only replaces spans: the text between two markers of ``after`` is found
+    again in ``before``, in order, and what lies between is what a marker replaced.
+    """
+    pos_b = pos_a = 0
+    while True:
+        i = after.find(PREFIX, pos_a)
+        if i < 0:
+            return
+        end = after.find("]", i)
+        if end < 0:
+            return
+        literal = after[pos_a:i]
+        if before.startswith(literal, pos_b):
+            start = pos_b + len(literal)
+        else:
+            found = before.find(literal, pos_b)
+            if found < 0:
+                return
+            start = found + len(literal)
+        kind = after[i + len(PREFIX) : end]
+        pos_a = end + 1
+        following = after[pos_a : after.find(PREFIX, pos_a) if PREFIX in after[pos_a:] else None]
+        if not following:
+            pos_b = start  # two markers in a row: where the first ends is unknown
+            continue
+        stop = before.find(following[:64], start)
+        if stop < 0:
+            return
+        if before.startswith(PREFIX, start):
+            pos_b = stop
+            continue  # a marker that was there before
+        _note_value(before[start:stop], kind, into)
+        pos_b = stop
+
+
+def mask_repeats(text: str, found: dict[str, str]) -> str:
+    """``text`` with every occurrence of a noted value masked (longest values first)."""
+    for value in sorted(found, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, PREFIX + found[value] + "]")
     return text
 
 

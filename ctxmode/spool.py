@@ -14,7 +14,6 @@ Files: ``<data root>/spool/<store name>.jsonl``.
 from __future__ import annotations
 
 import os
-import time
 
 from ctxmode import fastjson, paths
 from ctxmode.events import SessionEvent
@@ -70,8 +69,9 @@ def put(
             for event in events
         ],
     }
-    # The call's place in the session (ctxmode.inflight); a caller without one: now.
-    record["call_at"] = call_at if call_at is not None else time.time_ns()
+    # The call's place in the session (ctxmode.inflight); without an exact one (null),
+    # the store gives the call the next place of the session when the spool is drained.
+    record["call_at"] = call_at
     # The leading newline ends a line torn by an earlier partial write (a full disk),
     # so that it cannot swallow this record; take() skips the blank lines.
     line = ("\n" + fastjson.dumps(record) + "\n").encode("utf-8", "surrogatepass")

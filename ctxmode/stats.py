@@ -46,6 +46,9 @@ COUNTERS = (
     "summaries",
     "key_items",
     "key_items_kept",
+    "replayed",
+    "replayed_key_items",
+    "replayed_key_items_kept",
 )
 
 
@@ -71,7 +74,9 @@ def compaction_coverage(
 ) -> list[dict[str, Any]]:
     """Per compaction of one session (its ``compact`` snapshot rows, with their text, and
     its ``compaction`` rows): the summary recorded or not, the snapshot given (``full``,
-    ``pointer`` or ``none``), and what the summary kept of the snapshot's key items."""
+    ``pointer`` or ``none``; ``replayed``: an imported compaction the hooks never saw,
+    with the snapshot they would have built then, ``compaction.replayed``), and what the
+    summary kept of the snapshot's key items."""
     from ctxmode.snapshot.coverage import coverage
     from ctxmode.snapshot.repeat import pointer_since
 
@@ -82,8 +87,12 @@ def compaction_coverage(
         row = row_of.get(seq) or {}
         summary = row.get("summary")
         text = by_seq[seq].get("snapshot") if seq in by_seq else None
-        since = pointer_since(str(text)) if text else None
+        replayed = text is None and bool(row.get("replayed"))
+        if replayed:
+            text = row["replayed"]
+        since = pointer_since(str(text)) if text and not replayed else None
         found = coverage(str(text), summary) if text and since is None else None
+        shape = "none" if text is None else ("pointer" if since else "full")
         out.append(
             {
                 "compact_seq": seq,
@@ -91,7 +100,7 @@ def compaction_coverage(
                 "origin": row.get("origin"),
                 "summary_recorded": summary is not None,
                 "summary_bytes": len(str(summary).encode("utf-8")) if summary else 0,
-                "snapshot": "none" if text is None else ("pointer" if since else "full"),
+                "snapshot": "replayed" if replayed else shape,
                 "unchanged_since": since,
                 "key_items": found["total"] if found else 0,
                 "summary_kept": found["kept"] if found else None,
@@ -124,6 +133,7 @@ def session_entry(
     compactions = compactions or []
     # Key items count where a summary can be held against a full snapshot.
     judged = [c for c in compactions if c["summary_recorded"] and c["snapshot"] == "full"]
+    replayed = [c for c in compactions if c["summary_recorded"] and c["snapshot"] == "replayed"]
     return {
         "session_id": meta["session_id"],
         "project_dir": meta.get("project_dir"),
@@ -145,6 +155,10 @@ def session_entry(
         "summaries": sum(1 for c in compactions if c["summary_recorded"]),
         "key_items": sum(c["key_items"] for c in judged),
         "key_items_kept": sum(int(c["summary_kept"] or 0) for c in judged),
+        # Imported compactions, held against the snapshot the hooks would have built.
+        "replayed": len(replayed),
+        "replayed_key_items": sum(c["key_items"] for c in replayed),
+        "replayed_key_items_kept": sum(int(c["summary_kept"] or 0) for c in replayed),
         "compaction_coverage": compactions,
     }
 

@@ -64,8 +64,21 @@ def _hang_limit(request: pytest.FixtureRequest) -> Iterator[None]:
 def _isolated_data_root(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Every test gets its own CTXMODE_HOME, CODEX_HOME and GEMINI_CLI_HOME; Claude Code's
-    own variables are removed."""
+    """Every test gets its own CTXMODE_HOME, CODEX_HOME, GEMINI_CLI_HOME and HOME;
+    Claude Code's own variables are removed.
+
+    HOME too: the user's per-user pointer (``~/.local/share/ctxmode/ctxmode-data-root``,
+    written by ``install.sh``; paths.resolve_root), Claude Code's settings and the
+    platform's XDG folders all hang off it, and no test may read or write the user's
+    (tests/test_suite_guards.py checks it). The XDG data and config overrides go; the
+    cache stays the user's (the e2e suites keep their npm packages there: no data, no
+    settings)."""
+    real_home = os.path.expanduser("~")
+    if not os.environ.get("XDG_CACHE_HOME"):
+        monkeypatch.setenv("XDG_CACHE_HOME", os.path.join(real_home, ".cache"))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("ctxmode-home")
     monkeypatch.setenv("CTXMODE_HOME", str(home))
     # Nor the user's Codex folder (doctor and install --host codex read it).

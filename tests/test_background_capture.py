@@ -51,6 +51,7 @@ def _held(event: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        start_new_session=True,  # as the client starts a hook: a group of its own
     )
     assert proc.stdin is not None
     proc.stdin.write(b" " * BARRIER_BYTES)  # leading whitespace: still valid JSON
@@ -71,6 +72,7 @@ def _background(event: str, payload: dict[str, Any], env: dict[str, str]) -> Non
         env=env,
         timeout=30,
         check=False,
+        start_new_session=True,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
 

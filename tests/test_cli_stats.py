@@ -109,6 +109,9 @@ SESSION_A = {
     "summaries": 0,
     "key_items": 0,
     "key_items_kept": 0,
+    "replayed": 0,
+    "replayed_key_items": 0,
+    "replayed_key_items_kept": 0,
     "compaction_coverage": [
         {
             "compact_seq": seq,
@@ -147,6 +150,9 @@ SESSION_B = {
     "summaries": 0,
     "key_items": 0,
     "key_items_kept": 0,
+    "replayed": 0,
+    "replayed_key_items": 0,
+    "replayed_key_items_kept": 0,
     "compaction_coverage": [],
 }
 
@@ -194,6 +200,9 @@ def test_json_on_a_known_store(project: Path) -> None:
             "summaries": 0,
             "key_items": 0,
             "key_items_kept": 0,
+            "replayed": 0,
+            "replayed_key_items": 0,
+            "replayed_key_items_kept": 0,
         },
         "sessions": [SESSION_B, SESSION_A],  # most recently active first
     }

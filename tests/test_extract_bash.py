@@ -401,6 +401,13 @@ def test_git_before_a_cd_ran_where_the_command_started() -> None:
             None,
             [("git_query", {"op": "status", "args": ""})],
         ),
+        # git refused: nothing staged, only untracked files (a pipe made the call succeed)
+        (
+            'git add -A && git commit -m "x" 2>&1 | tail -3',
+            'Untracked files:\n\tnotes.txt\n\nnothing added to commit but untracked files present (use "git add" to track)',
+            None,
+            [("git_op", {"op": "add", "args": "-A"})],
+        ),
         # `git log` output is not a commit line
         ("git log --oneline -1", "fffa6df init", None, [("git_query", {"op": "log", "args": "--oneline -1"})]),
     ],

@@ -109,9 +109,9 @@ FTS_OBJECTS = {
 
 def test_blank_store_gets_the_full_schema(tmp_path):
     conn = connect(tmp_path / "s.db")
-    assert migrate(conn) == SCHEMA_VERSION == 3
+    assert migrate(conn) == SCHEMA_VERSION == 4
     assert objects(conn) == SCHEMA | FTS_OBJECTS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
     assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # INCREMENTAL
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT value FROM store_meta WHERE key = 'fts'").fetchone()[0] == "trigram"
@@ -130,6 +130,10 @@ def test_blank_store_gets_the_full_schema(tmp_path):
         "consumed", "consumed_at", "consumed_by",
     ]  # fmt: skip
     assert columns(conn, "store_meta") == ["key", "value"]
+    assert columns(conn, "compaction") == [
+        "id", "session_id", "compact_seq", "trigger", "summary", "summary_at", "origin",
+        "created_at", "replayed", "replayed_events",
+    ]  # fmt: skip
 
 
 def test_migrate_twice_changes_nothing(tmp_path):
@@ -260,7 +264,11 @@ def test_stale_version_read_is_rechecked_under_the_lock(tmp_path, monkeypatch):
         ran.append("m003")
         migrations.m003_identity_history(c)
 
-    assert migrate(conn, steps=[m001_spy, m002_spy, m003_spy]) == 3
+    def m004_spy(c):
+        ran.append("m004")
+        migrations.m004_replayed_snapshots(c)
+
+    assert migrate(conn, steps=[m001_spy, m002_spy, m003_spy, m004_spy]) == 4
     assert ran == []  # no step ran twice
     assert objects(conn) == SCHEMA | FTS_OBJECTS
 

@@ -185,7 +185,24 @@ def fill_v3(conn: sqlite3.Connection) -> None:
     )  # fmt: skip
 
 
-FILLERS: dict[int, Callable[[sqlite3.Connection], None]] = {1: fill_v1, 2: fill_v2, 3: fill_v3}
+def fill_v4(conn: sqlite3.Connection) -> None:
+    """Version 3's rows, plus what m004_replayed_snapshots added: the snapshot the hooks
+    would have built at an imported compaction, and how many events it was built from."""
+    fill_v3(conn)
+    conn.execute(
+        "UPDATE compaction SET replayed = ?, replayed_events = 41 "
+        "WHERE session_id = 'c2e8f6b9-cleared' AND compact_seq = 1",
+        ('<session_resume session="c2e8f6b9-cleared" compaction="1" events="41">\n'
+         "<requests>\n<prompt>add the CSV export</prompt>\n</requests>\n</session_resume>\n",),
+    )  # fmt: skip
+
+
+FILLERS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: fill_v1,
+    2: fill_v2,
+    3: fill_v3,
+    4: fill_v4,
+}
 
 
 # ---------------------------------------------------------------- test-only future steps

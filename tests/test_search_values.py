@@ -155,7 +155,7 @@ def test_upgrade_from_schema_1_searches_values(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     _v1_store(path, 30)
     with Store.open(str(path)) as s:
-        assert s.schema_version() == migrations.SCHEMA_VERSION == 3
+        assert s.schema_version() == migrations.SCHEMA_VERSION == 4
         assert s.search("path") == []
         assert [h.data for h in s.search("mod_007")] == [
             '{"path": "src/mod_007.py", "summary": "edit 7"}'

@@ -40,6 +40,9 @@ def _since_callback(ctx: click.Context, param: click.Parameter, value: str | Non
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
+UNKNOWN_SHOWN = 5  # unknown record types named in the summary line; the rest counted
+
+
 def summary_line(totals: importer.Totals) -> str:
     """One line: files, records, events added, skipped, time (and throughput)."""
     t = totals
@@ -50,11 +53,16 @@ def summary_line(totals: importer.Totals) -> str:
         f"{t.skipped} skipped",
     ]
     if t.unknown:
-        parts.append(f"{t.unknown} of unknown types")
+        named = sorted(t.unknown_types.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = ", ".join(f"{name} {count}" for name, count in named[:UNKNOWN_SHOWN])
+        if len(named) > UNKNOWN_SHOWN:
+            shown += f", {len(named) - UNKNOWN_SHOWN} more"
+        parts.append(f"{t.unknown} of unknown types" + (f" ({shown})" if shown else ""))
     if t.truncated:
         parts.append(f"{plural(t.truncated, 'unfinished last line')} left for later")
     if t.compactions:
-        parts.append(plural(t.compactions, "compaction"))
+        replayed = f" ({t.replayed} replayed)" if t.replayed else ""
+        parts.append(plural(t.compactions, "compaction") + replayed)
     if t.unchanged:
         parts.append(f"{t.unchanged} unchanged")
     rate = f", {t.bytes / 1e6 / t.seconds:.0f} MB/s" if t.seconds and t.bytes > 1e6 else ""
@@ -129,3 +137,8 @@ def import_cmd(
         click.echo(f"no transcripts of {scope} in {projects_dir(env)}")
         return
     click.echo(summary_line(totals))
+    if totals.replayed and not dry_run:
+        click.echo(
+            "what ctxmode would have restored at each compaction, against the client's "
+            "summary: ctxmode stats (a compaction's snapshot: ctxmode show-snapshot --seq N)"
+        )

@@ -204,8 +204,11 @@ def worktree_label(row: dict[str, Any], project_dir: str) -> str:
 def choose_resume(
     store: Store, session: str | None, seq: int | None, kind: str | None
 ) -> dict[str, Any]:
-    """The snapshot to show: the newest (of ``kind``, with ``seq``) of the chosen session."""
-    resumes = store.resumes()
+    """The snapshot to show: the newest (of ``kind``, with ``seq``) of the chosen session.
+
+    An imported compaction the hooks never saw counts as a ``compact`` snapshot with its
+    replayed one (``replayed`` set: what the hooks would have built, never injected)."""
+    resumes = store.resumes() + replayed_resumes(store)
     if session is not None:
         session_id = resolve_session(store, session, param_hint="SESSION")
         resumes = [r for r in resumes if r["session_id"] == session_id]
@@ -232,6 +235,27 @@ def choose_resume(
         detail = f" ({', '.join(what)})" if what else ""
         raise click.ClickException(f"no snapshot{detail} found in {store.path}")
     return max(resumes, key=lambda r: (str(r["created_at"]), int(r["id"])))
+
+
+def replayed_resumes(store: Store) -> list[dict[str, Any]]:
+    """The replayed snapshots of imported compactions (``compaction.replayed``) that have
+    no snapshot of the hooks', shaped like ``session_resume`` rows (``replayed``: True)."""
+    live = {(r["session_id"], r["compact_seq"]) for r in store.resumes() if r["kind"] == "compact"}
+    return [
+        {
+            "id": 0,
+            "session_id": row["session_id"],
+            "compact_seq": row["compact_seq"],
+            "kind": "compact",
+            "snapshot": row["replayed"],
+            "event_count": row.get("replayed_events") or 0,
+            "created_at": row["created_at"],
+            "consumed": 0,
+            "replayed": True,
+        }
+        for row in store.compactions(None)
+        if row.get("replayed") and (row["session_id"], row["compact_seq"]) not in live
+    ]
 
 
 @click.command(name="show-snapshot")
@@ -270,17 +294,24 @@ def show_snapshot_cmd(
                 for row in store.compactions(resume["session_id"])
                 if row["compact_seq"] == resume["compact_seq"]
             ]
-            found = compaction_coverage([resume], rows)[0]
+            found = compaction_coverage([] if resume.get("replayed") else [resume], rows)[0]
     snapshot = str(resume["snapshot"])
     size = len(snapshot.encode("utf-8"))
-    click.echo(
-        visible(
+    if resume.get("replayed"):
+        head = (
+            f"replayed snapshot #{resume['compact_seq']} of session {resume['session_id']}: "
+            f"{plural(size, 'byte', grouped=True)}, built by ctxmode import from the "
+            f"{plural(resume['event_count'], 'event')} before the compaction (the hooks did "
+            "not run then); what ctxmode would have restored, never injected"
+        )
+    else:
+        head = (
             f"snapshot #{resume['compact_seq']} ({resume['kind']}) of session "
             f"{resume['session_id']}: {plural(size, 'byte', grouped=True)}, "
             f"{plural(resume['event_count'], 'event')}, taken "
             f"{relative_time(resume['created_at'])}; {claim_state(resume)}"
         )
-    )
+    click.echo(visible(head))
     if found is not None and not raw:
         click.echo(visible(coverage_line(found)))
     # Invisible and direction-changing characters as escapes (snapshots stored by an older

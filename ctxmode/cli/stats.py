@@ -52,6 +52,18 @@ def coverage_line(found: dict[str, Any]) -> str:
     named = ", ".join(restored[:RESTORED_SHOWN])
     if len(restored) > RESTORED_SHOWN:
         named += f" and {len(restored) - RESTORED_SHOWN} more"
+    if found["snapshot"] == "replayed":
+        # An imported compaction: the hooks did not run, the snapshot is what they would
+        # have given (replayed from the events before it, never injected).
+        head = head.rstrip(": ") + ", imported: "
+        items = plural(found["key_items"], "key item")
+        if not found["summary_recorded"]:
+            text = f"no summary recorded; a ctxmode snapshot would have restored {items}"
+            return head + text + (f": {named}" if named else "")
+        text = f"the summary kept {found['summary_kept']} of the {items} of a ctxmode snapshot"
+        if not restored:
+            return head + text + "; the snapshot would have added nothing"
+        return head + text + f"; the snapshot would have added: {named}"
     if not found["summary_recorded"]:
         text = "no summary recorded; the snapshot restored " + plural(
             found["key_items"], "key item"
@@ -73,11 +85,20 @@ def summaries_line(entry: dict[str, Any]) -> str | None:
             "before 2.1.76)"
         )
     kept, total = entry["key_items_kept"], entry["key_items"]
-    return (
-        f"  summaries    {_n(entry['summaries'])} recorded; they kept {_n(kept)} of "
-        f"{plural(total, 'key item', grouped=True)} of the snapshots, which restored "
-        f"the other {_n(total - kept)}"
-    )
+    line = f"  summaries    {_n(entry['summaries'])} recorded"
+    if total or not entry.get("replayed"):
+        line += (
+            f"; they kept {_n(kept)} of {plural(total, 'key item', grouped=True)} of the "
+            f"snapshots, which restored the other {_n(total - kept)}"
+        )
+    if entry.get("replayed"):
+        r_kept, r_total = entry["replayed_key_items_kept"], entry["replayed_key_items"]
+        line += (
+            f"; at {plural(entry['replayed'], 'imported compaction', grouped=True)} they kept "
+            f"{_n(r_kept)} of the {plural(r_total, 'key item', grouped=True)} a ctxmode "
+            f"snapshot would have restored, which would have added the other {_n(r_total - r_kept)}"
+        )
+    return line
 
 
 def entry_lines(entry: dict[str, Any]) -> list[str]:

@@ -178,10 +178,20 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     if kind == "mcp" and "tool_response" in raw:
         raw["tool_response"] = None
     extras = tuple(extra)
-    for field in CONTENT_FIELDS:
-        if field in raw:
-            half = RESPONSE_HALF if field in ("tool_response", "error") else INPUT_HALF
-            raw[field] = _scrub(raw[field], 0, bulk, extras, half)
+    # Two passes: every string masked whole, noting each value masked; then each such
+    # value masked wherever else the payload repeats it (redact.mask_repeats).
+    redact.collecting(True)
+    try:
+        for field in CONTENT_FIELDS:
+            if field in raw:
+                half = RESPONSE_HALF if field in ("tool_response", "error") else INPUT_HALF
+                raw[field] = _scrub(raw[field], 0, bulk, extras, half)
+    finally:
+        found = redact.collecting(False)
+    if found:
+        for field in CONTENT_FIELDS:
+            if field in raw:
+                raw[field] = _repeats(raw[field], found, 0)
     raw["ctxmode_masked"] = _DONE
     out = HookInput(raw, inp.event)
     out.project_dir = inp.project_dir
@@ -191,6 +201,24 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     out.shell_keeps_cwd = inp.shell_keeps_cwd
     out.prompt_claims_compact = inp.prompt_claims_compact
     return out
+
+
+def _repeats(node: Any, found: dict[str, str], depth: int) -> Any:
+    """``node`` with every value in ``found`` masked where it occurs again."""
+    if isinstance(node, str):
+        return redact.mask_repeats(node, found)
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(node, dict):
+        return {
+            (redact.mask_repeats(k, found) if isinstance(k, str) else k): _repeats(
+                v, found, depth + 1
+            )
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_repeats(v, found, depth + 1) for v in node]
+    return node
 
 
 def _scrub_text(text: str, extras: tuple[Any, ...], half: int = INPUT_HALF) -> str:
@@ -227,7 +255,9 @@ def _scrub(node: Any, depth: int, bulk: bool, extras: tuple[Any, ...], half: int
                 and value.strip()
                 and (redact.is_secret_name(name) or (secret_value and key == "value"))
             ):
-                value = value if value.startswith(redact.PREFIX) else redact.PREFIX + "credential]"
+                if not value.startswith(redact.PREFIX):
+                    redact.note_secret(value)
+                    value = redact.PREFIX + "credential]"
             else:
                 value = _scrub(value, depth + 1, bulk, extras, half)
             out[name] = value

@@ -434,7 +434,7 @@ class _Walker:
             out += self.cd_drafts(start, cwd)
         commits = [p for p in self.pending if p.type == "git_commit"]
         subjects = commit_lines(stdout)
-        nothing = "nothing to commit" in stdout or "no changes added to commit" in stdout
+        nothing = any(refusal in stdout for refusal in COMMIT_REFUSALS)
         for index, item in enumerate(commits):
             if index < len(subjects):
                 line_sha, subject = subjects[index]
@@ -695,6 +695,15 @@ def _word_value(word: shell.Word, skip: int) -> str:
     """A word's value (its text when that depends on the shell), minus ``skip`` leading chars."""
     value = word.value()
     return (word.text if value is None else value)[skip:]
+
+
+# What git commit prints when it makes no commit (wt-status.c): a call that printed one
+# of these and no ``[branch sha]`` line committed nothing.
+COMMIT_REFUSALS = (
+    "nothing to commit",  # "…, working tree clean", "(use -u to show untracked files)", …
+    "nothing added to commit",  # "… but untracked files present"
+    "no changes added to commit",
+)
 
 
 def commit_lines(stdout: str) -> list[tuple[str, str]]:

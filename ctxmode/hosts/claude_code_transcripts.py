@@ -215,6 +215,7 @@ class Chunk:
         "skipped",
         "truncated",
         "unknown",
+        "unknown_types",
     )
 
     def __init__(self, start: int) -> None:
@@ -223,6 +224,7 @@ class Chunk:
         self.records = 0
         self.skipped = 0
         self.unknown = 0
+        self.unknown_types: dict[str, int] = {}  # record type → lines (of ``unknown``)
         self.truncated = False
         self.session_id = ""
         self.cwd = ""
@@ -268,8 +270,8 @@ def read(
         boundaries_before = count_boundaries(data[:start]) if start else 0
     chunk.boundaries_before = boundaries_before
     pending: dict[str, tuple[dict[str, Any], int, dict[str, Any]]] = {}
-    # Per line before the safe offset: (end offset, counted as skipped?, as unknown?)
-    marks: list[tuple[int, int, int]] = []
+    # Per line before the safe offset: (end offset, counted as skipped?, unknown type or "")
+    marks: list[tuple[int, int, str]] = []
     boundary: Boundary | None = None
     # Where the last compaction's line starts while its summary may still come (only
     # bookkeeping read since): the offset stays before it, so that a read cut between the
@@ -287,22 +289,29 @@ def read(
         line = data[pos:end]
         line_start, pos = pos, end + 1
         if not line.strip():
-            marks.append((pos, 0, 0))
+            marks.append((pos, 0, ""))
             continue
         try:
             record = loads(line)
         except ValueError:
-            marks.append((pos, 1, 0))
+            marks.append((pos, 1, ""))
             continue
         if not isinstance(record, dict):
-            marks.append((pos, 1, 0))
+            marks.append((pos, 1, ""))
             continue
         kind = record.get("type")
         at = _s(record.get("timestamp"))
         if kind not in ("user", "assistant", "system"):
-            marks.append((pos, 0, 0 if kind in BOOKKEEPING else 1))
-            continue
-        marks.append((pos, 0, 0))
+            role = _turn_role(record) if kind not in BOOKKEEPING else None
+            if role is None:
+                unknown = "" if kind in BOOKKEEPING else _type_name(kind)
+                marks.append((pos, 0, unknown))
+                continue
+            # A record of a type this version does not know that carries a turn of the
+            # conversation (a message with a role and content: tool calls, results, a
+            # prompt): read as that turn, by its structure.
+            kind = role
+        marks.append((pos, 0, ""))
         _envelope(chunk, record, at)
         if kind == "system":
             if record.get("subtype") == "compact_boundary":
@@ -370,8 +379,28 @@ def read(
             break
         chunk.records += 1
         chunk.skipped += bad
-        chunk.unknown += unknown
+        if unknown:
+            chunk.unknown += 1
+            chunk.unknown_types[unknown] = chunk.unknown_types.get(unknown, 0) + 1
     return chunk
+
+
+def _turn_role(record: dict[str, Any]) -> str | None:
+    """``user`` or ``assistant`` when a record of another type carries a conversation turn
+    (``message`` with that role and a content), else None."""
+    message = record.get("message")
+    if not isinstance(message, dict) or "content" not in message:
+        return None
+    role = message.get("role")
+    return role if role in ("user", "assistant") else None
+
+
+def _type_name(kind: object) -> str:
+    """A record's type as counted among the unknown ones (its name, short; or its JSON kind)."""
+    if isinstance(kind, str):
+        name = "".join(c if c.isprintable() else "?" for c in kind[:40])
+        return name or "(empty)"
+    return "(none)" if kind is None else f"({type(kind).__name__})"
 
 
 def compact_summary(content: str) -> str:

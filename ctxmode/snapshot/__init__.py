@@ -7,8 +7,10 @@ fixed shape needs.
 
 The document is filled by importance (see ``selection._RANK``): when it exceeds the byte
 budget, the least important section is shortened, then loses items (least important
-first), then goes entirely (counted in ``<omitted_sections>``), and so on up to the last
-request, which is only ever shortened. Every item is rendered whole, so the output always parses.
+first), then goes entirely (counted in ``<omitted_sections>``), and so on. Key items are
+never dropped, only shortened, and their sections never go: the last request, the last
+commit (message and sha), and the branch and uncommitted work (``<git>``'s attributes).
+Every item is rendered whole, so the output always parses.
 
 Shape (each section only when it has content; ``omitted`` only when items were left out)::
 
@@ -56,7 +58,7 @@ The package, in the order a snapshot is made (each module pure):
 
 from __future__ import annotations
 
-from ctxmode.snapshot.fold import fold_events
+from ctxmode.snapshot.fold import State, fold_events, fold_prefixes
 from ctxmode.snapshot.handover import (
     PROVENANCE_PREFACE,
     PROVENANCE_RESERVE,
@@ -93,6 +95,7 @@ __all__ = [
     "PROVENANCE_RESERVE",
     "REASONS",
     "build_snapshot",
+    "build_snapshots",
     "provenance",
     "shell_quote",
 ]
@@ -105,8 +108,10 @@ def _build(
     limit: int,
     search_command: object,
     kind: str,
+    st: State | None = None,
 ) -> str:
-    st = fold_events(events)
+    if st is None:
+        st = fold_events(events)
     cmd = clean(search_command) if isinstance(search_command, str) else ""
     cmd = cmd or "ctxmode search"
     sections = [s for s in (make(st, cmd) for make in SECTIONS) if s is not None]
@@ -177,3 +182,38 @@ def build_snapshot(
             )
         except Exception:
             return "<session_resume/>\n"
+
+
+def build_snapshots(
+    events: Sequence[SessionEvent],
+    points: Sequence[tuple[int, int]],
+    *,
+    session_id: str,
+    budget: int = DEFAULT_BUDGET,
+    search_command: str = "ctxmode search",
+) -> list[str]:
+    """The compaction snapshots of a session's history: for each ``(end, compact_seq)`` of
+    ``points`` (ascending ends), exactly ``build_snapshot(events[:end], ...)``, folded in
+    one pass over ``events`` (``ctxmode import`` replays every compaction of a session:
+    folding each prefix anew would cost the square of its length)."""
+    limit = clamp_budget(budget)
+    if not isinstance(events, (list, tuple)):
+        events = list(events)
+    out: list[str] = []
+    ends = [end for end, _seq in points]
+    try:
+        states = fold_prefixes(events, ends)
+        for (end, seq), st in zip(points, states, strict=True):
+            prefix = events[:end]
+            try:
+                out.append(_build(prefix, session_id, seq, limit, search_command, "compact", st))
+            except Exception:  # as build_snapshot: never fails over one snapshot
+                out.append(build_snapshot(prefix, session_id=session_id, compact_seq=seq,
+                                          budget=budget, search_command=search_command))  # fmt: skip
+    except Exception:
+        out = [
+            build_snapshot(events[:end], session_id=session_id, compact_seq=seq, budget=budget,
+                           search_command=search_command)
+            for end, seq in points
+        ]  # fmt: skip
+    return out

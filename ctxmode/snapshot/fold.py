@@ -9,7 +9,7 @@ from ctxmode.snapshot.text import clean, pre
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any
 
     from ctxmode.events import SessionEvent
@@ -421,18 +421,25 @@ _HANDLERS: dict[str, Callable[[State, dict[Any, Any], int, SessionEvent], None]]
 }
 
 
-def _failed_commit(ev: SessionEvent, failed: set[str]) -> bool:
+def _failed_commit(ev: SessionEvent, failed: dict[str, int]) -> bool:
     return ev.tool_use_id in failed and not _s(_fields(ev.data), "sha")
 
 
-def fold_events(events: Sequence[SessionEvent]) -> State:
-    st = State()
-    handlers = _HANDLERS
-    # A call that failed committed nothing it could prove: a client that reports failures
-    # late (Codex) has recorded its git_commit before the error came; a sha in the output
-    # still proves the commit (see _failed_commit).
-    failed = {ev.tool_use_id for ev in events if ev.type == "tool_error" and ev.tool_use_id}
+def _failures(events: Sequence[SessionEvent]) -> dict[str, int]:
+    """The calls that failed: tool_use_id → the index of its first tool_error."""
+    failed: dict[str, int] = {}
     for i, ev in enumerate(events):
+        if ev.type == "tool_error" and ev.tool_use_id and ev.tool_use_id not in failed:
+            failed[ev.tool_use_id] = i
+    return failed
+
+
+def _fold(
+    st: State, events: Sequence[SessionEvent], start: int, end: int, failed: dict[str, int]
+) -> None:
+    handlers = _HANDLERS
+    for i in range(start, end):
+        ev = events[i]
         try:
             etype = ev.type
             if failed and etype == "git_commit" and _failed_commit(ev, failed):
@@ -442,4 +449,38 @@ def fold_events(events: Sequence[SessionEvent]) -> State:
                 handler(st, _fields(ev.data), i, ev)
         except Exception:  # one malformed event must not cost the whole snapshot
             continue
+
+
+def fold_events(events: Sequence[SessionEvent]) -> State:
+    st = State()
+    # A call that failed committed nothing it could prove: a client that reports failures
+    # late (Codex) has recorded its git_commit before the error came; a sha in the output
+    # still proves the commit (see _failed_commit).
+    _fold(st, events, 0, len(events), _failures(events))
     return st
+
+
+def fold_prefixes(events: Sequence[SessionEvent], ends: Sequence[int]) -> Iterator[State]:
+    """``fold_events(events[:end])`` for each of ``ends`` (ascending), in one pass: the
+    same State, folded on between yields (read it before asking for the next).
+
+    A commit whose call's failure is reported only later (see ``fold_events``) counts in
+    the prefixes that end before that failure: such a prefix is folded on its own.
+    """
+    failed = _failures(events)
+    # Where a late failure (after its commit) makes a prefix differ from the whole's fold.
+    late = [
+        (i, failed[ev.tool_use_id])
+        for i, ev in enumerate(events)
+        if ev.type == "git_commit" and ev.tool_use_id in failed and failed[ev.tool_use_id] > i
+    ]
+    st = State()
+    done = 0
+    for end in ends:
+        end = max(done, min(end, len(events)))
+        if any(c < end <= e for c, e in late):
+            yield fold_events(events[:end])
+            continue
+        _fold(st, events, done, end, failed)
+        done = end
+        yield st

@@ -125,7 +125,18 @@ class Section:
     """A section: attributes, a lookup command and items, with its budget state
     (``alive``, ``level``: set by :mod:`ctxmode.snapshot.selection`, read by render)."""
 
-    __slots__ = ("alive", "attrs", "drop", "items", "keep", "level", "lookup", "tag", "total")
+    __slots__ = (
+        "alive",
+        "attrs",
+        "drop",
+        "items",
+        "key",
+        "level",
+        "lookup",
+        "pinned",
+        "tag",
+        "total",
+    )
 
     def __init__(
         self,
@@ -136,7 +147,8 @@ class Section:
         total: int,
         attrs: list[tuple[str, str]] | None = None,
         drop: list[int] | None = None,
-        keep: int = 0,
+        key: tuple[int, ...] = (),
+        pinned: bool = False,
     ) -> None:
         self.tag = tag
         self.items = items
@@ -146,7 +158,11 @@ class Section:
         # Indices of ``items`` in the order they go when space runs out (display order
         # reversed unless the section says otherwise).
         self.drop = drop if drop is not None else list(range(len(items) - 1, -1, -1))
-        self.keep = keep  # items never dropped while other sections can still give way
+        # Key items (indices of ``items``): never dropped, whatever the budget; they are
+        # only shortened. A section with key items, or ``pinned`` (its attributes are key
+        # facts: a branch, uncommitted work), is never removed whole.
+        self.key = key
+        self.pinned = pinned or bool(key)
         self.alive = [True] * len(items)
         self.level = 0
 

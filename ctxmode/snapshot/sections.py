@@ -55,9 +55,10 @@ def _sec_requests(st: State, cmd: str) -> Section | None:
         items.append(Item("prompt", attrs, clean(pre(text, cap)), cap))
     # Goes first: the older recent prompts, then the goal; the last request stays.
     start = 1 if has_goal else 0
-    drop = list(range(start, len(items) - 1)) + ([0] if has_goal else []) + [len(items) - 1]
+    drop = list(range(start, len(items) - 1)) + ([0] if has_goal else [])
     lookup = lookup_hint(cmd, search_query(prompts[-1][0], "prompt"))
-    return Section("requests", items, lookup, total=len(prompts), drop=drop, keep=1)
+    key = (len(items) - 1,)
+    return Section("requests", items, lookup, total=len(prompts), drop=drop, key=key)
 
 
 # What an open job is doing when its events say nothing else. A monitor, a workflow or a
@@ -233,8 +234,10 @@ def _sec_git(st: State, cmd: str) -> Section | None:
     for text, entry in reversed(ops[-_MAX_OPS:]):
         item_attrs = [("count", str(entry[1]), 0)] if entry[1] > 1 else []
         items.append(Item("op", item_attrs, clean(pre(text, 100)), 100))
-    # Other operations go before commits, the oldest of each first.
-    drop = list(range(len(items) - 1, n_commits - 1, -1)) + list(range(n_commits - 1, -1, -1))
+    # Other operations go before commits, the oldest of each first; the last commit (the
+    # first item), the branch and the uncommitted work (attributes) are key: they stay.
+    drop = list(range(len(items) - 1, n_commits - 1, -1)) + list(range(n_commits - 1, 0, -1))
+    key = (0,) if n_commits else ()
     if st.commits:
         hint = clean_lines(pre(st.commits[-1][0], 120)).split("\n", 1)[0]
     elif st.branch is not None:
@@ -242,7 +245,11 @@ def _sec_git(st: State, cmd: str) -> Section | None:
     else:
         hint = ops[-1][0]
     lookup = lookup_hint(cmd, search_query(hint, "git"))
-    return Section("git", items, lookup, total=len(st.commits) + len(ops), attrs=attrs, drop=drop)
+    total = len(st.commits) + len(ops)
+    pinned = bool(attrs)
+    return Section(
+        "git", items, lookup, total=total, attrs=attrs, drop=drop, key=key, pinned=pinned
+    )
 
 
 def _sec_env(st: State, cmd: str) -> Section | None:

@@ -1,7 +1,8 @@
 """Selection, pure: what fits the byte budget, in order of importance (``_RANK``). The
 least important section is shortened first, then loses items (least important first),
-then goes whole (counted in ``<omitted_sections>``), before the next one up is touched;
-the last request is only ever shortened."""
+then goes whole (counted in ``<omitted_sections>``), before the next one up is touched.
+Key items — the last request, the last commit, and the branch and uncommitted work a
+section's attributes carry — survive any budget: they are only ever shortened."""
 
 from __future__ import annotations
 
@@ -44,11 +45,9 @@ def clamp_budget(budget: object) -> int:
 
 
 def _drop_one(sec: Section) -> bool:
-    """Drop the least important remaining item; False when none may go."""
-    if sec.shown() <= sec.keep:
-        return False
+    """Drop the least important remaining item that is no key item; False when none may go."""
     for index in sec.drop:
-        if sec.alive[index]:
+        if sec.alive[index] and index not in sec.key:
             sec.alive[index] = False
             return True
     return False
@@ -60,8 +59,9 @@ def fit(sections: list[Section], room: int) -> tuple[list[Section], list[Section
     From the least important section up: shorten its items, drop them one by one (least
     important first), then remove the section itself, before the next section up is
     touched. Returns the sections kept and those removed (counted in
-    ``<omitted_sections>``, whose size is part of ``room``). The last request is never
-    dropped, only shortened further.
+    ``<omitted_sections>``, whose size is part of ``room``). Key items (the last request,
+    the last commit; ``Section.key``) are never dropped and their sections never removed,
+    only shortened further.
     """
     sizes = [s.render()[1] for s in sections]
     total = sum(sizes)
@@ -91,8 +91,8 @@ def fit(sections: list[Section], room: int) -> tuple[list[Section], list[Section
         while _drop_one(sec):
             if fits(k):
                 return result()
-        if sec.keep:
-            continue  # the last request stays: it is shortened below instead
+        if sec.pinned:
+            continue  # key items stay (the last request, the last commit): shortened below
         gone.append(k)
         if fits(k):
             return result()

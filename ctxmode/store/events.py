@@ -74,6 +74,14 @@ AND (call_at IS NULL OR call_at <= ?) ORDER BY call_at DESC, id DESC LIMIT ?
 """
 
 
+# The dedup window of a call placed last: the session's last events, with their places
+# (the first row's is the session's latest: NULLs sort last in descending order).
+_WINDOW_LAST = """
+SELECT type, data_hash, call_at FROM session_events WHERE session_id = ?
+ORDER BY call_at DESC, id DESC LIMIT ?
+"""
+
+
 def evict_over_cap(conn: _sqlite3.Connection, session_id: str, max_events: int) -> None:
     """Evict the session's least important events beyond ``max_events`` (0: no cap), in one
     statement, and count them in its ``session_meta`` row. Inside the caller's transaction."""
@@ -111,7 +119,8 @@ class Events(Connection):
         """Insert ``events`` in one transaction (dedup, truncate, cap); return how many were new.
 
         ``call_at``: when the client started the call (ns; ctxmode.inflight), the events'
-        place in the session whatever the order they arrive in.
+        place in the session whatever the order they arrive in; None: the session's next
+        place (strictly after every event stored, whatever the clock says).
 
         Even with no events the session's meta row is created or touched: a session is
         known from its first hook call on. ``max_events <= 0`` means no cap. ``where``:
@@ -135,14 +144,23 @@ class Events(Connection):
         call_at: int | None = None,
     ) -> int:
         """The work of :meth:`add_events`, inside the caller's transaction."""
-        if call_at is None:
-            call_at = time.time_ns()  # a caller that is no hook (a script, a test): now
         sid = as_text(session_id)
         hook = as_text(source_hook)
         conn = self.conn
         rows: list[tuple[object, ...]] = []
         if events:
-            recent = conn.execute(_WINDOW, (sid, call_at, DEDUP_WINDOW)).fetchall()
+            if call_at is None:
+                # No exact place (a call whose process group is not its own, a script, a
+                # test): the next of the session's own sequence, strictly after every
+                # call stored so far (inside this transaction: no other writer comes
+                # between), so the order is the arrival's however close the calls come.
+                recent = conn.execute(_WINDOW_LAST, (sid, DEDUP_WINDOW)).fetchall()
+                call_at = time.time_ns()
+                last = recent[0][2] if recent else None
+                if last is not None and call_at <= last:
+                    call_at = last + 1
+            else:
+                recent = conn.execute(_WINDOW, (sid, call_at, DEDUP_WINDOW)).fetchall()
             window = [(row[0], row[1]) for row in reversed(recent)]
             for event in events:
                 data = as_text(event.data)[:MAX_DATA_CHARS]

@@ -22,18 +22,30 @@ from __future__ import annotations
 from ctxmode.events import MAX_DATA_CHARS
 from ctxmode.hashing import sha256_hex
 from ctxmode.store.connection import _Tx, guarded
-from ctxmode.store.events import _INSERT_CALL_EVENT, evict_over_cap
-from ctxmode.store.values import as_opt_text, as_priority, as_text, iso_utc, parse_iso
+from ctxmode.store.events import _INSERT_CALL_EVENT, ORDER, evict_over_cap
+from ctxmode.store.values import (
+    EVENT_COLUMNS,
+    as_opt_text,
+    as_priority,
+    as_text,
+    event_from_row,
+    iso_utc,
+    parse_iso,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ctxmode.events import SessionEvent
     from ctxmode.migrations import _sqlite3
     from ctxmode.store import Store
 
 SOURCE = "import"
+
+if TYPE_CHECKING:
+    # (session id, [(end, compact_seq)], events) → the snapshot of each events[:end].
+    Replay = Callable[[str, list[tuple[int, int]], list[SessionEvent]], list[str]]
 
 # A session's row as an import makes or completes it: the earliest start and latest event
 # win, the hooks' project, cwd, branch, client and worktree are kept when they have them.
@@ -187,6 +199,7 @@ def import_chunk(
     max_events: int,
     dry_run: bool = False,
     seen: dict[str, set[tuple[str, str]]] | None = None,
+    replay: Replay | None = None,
 ) -> int:
     """Write one transcript chunk in one transaction; return how many events were new.
 
@@ -198,6 +211,12 @@ def import_chunk(
     ``tool_use_id`` that earlier chunks of the same file added, kept up to date here: a
     dry run's chunks roll back, and the cap may have evicted them since, and the next
     chunk would add them again where one read of the whole file would not.
+    ``replay``: ``(session id, [(end, compact_seq)], the session's events)`` → for each
+    compaction, the snapshot the hooks would have built from ``events[:end]`` (those
+    before it), kept in ``compaction.replayed`` for
+    each compaction of the chunk's sessions that has neither one yet nor a snapshot of the
+    hooks' (schema 4; never claimed or injected). Given with a file's last chunk, so that
+    a file read in windows replays from the same events as one read whole.
     """
     conn = store.conn
     added = 0
@@ -218,6 +237,10 @@ def import_chunk(
                     "WHERE session_id = ?",
                     (int(seq), as_text(sid)),
                 )
+            if replay is not None:
+                named = {p.session_id for p in parts} | {c[0] for c in compactions}
+                for sid in sorted(as_text(n) for n in named):
+                    _replay_session(conn, sid, replay)
             if done is not None:
                 conn.execute(
                     _UPSERT_PROGRESS,
@@ -292,3 +315,46 @@ def _insert_part(
     if rows:
         evict_over_cap(db, sid, max_events)
     return len(rows)
+
+
+# A session's events in the calls' order, each with its place (imported events carry
+# their transcript time as call_at; rows without one are older and come first).
+_SESSION_EVENTS = f"""
+SELECT {EVENT_COLUMNS}, call_at FROM session_events WHERE session_id = ? ORDER BY {ORDER}
+"""
+
+
+def _replay_session(conn: _sqlite3.Connection, sid: str, replay: Replay) -> None:
+    """Keep the snapshot the hooks would have built at each compaction of ``sid`` that
+    has none yet, unless the hooks built one (``session_resume``): the session's events
+    are read once, each compaction's are those before its time."""
+    todo = conn.execute(
+        "SELECT compact_seq, created_at FROM compaction c WHERE session_id = ?1 "
+        "AND replayed IS NULL AND NOT EXISTS (SELECT 1 FROM session_resume r "
+        "WHERE r.session_id = ?1 AND r.kind = 'compact' AND r.compact_seq = c.compact_seq) "
+        "ORDER BY created_at, compact_seq",
+        (sid,),
+    ).fetchall()
+    # A compaction of no known time: which events came before it is unknown.
+    todo = [(int(seq), int(parse_iso(as_text(at)) * 1_000_000_000)) for seq, at in todo]
+    todo = [(seq, limit) for seq, limit in todo if limit]
+    if not todo:
+        return
+    rows = conn.execute(_SESSION_EVENTS, (sid,)).fetchall()
+    events = [event_from_row(r[:-1]) for r in rows]
+    stamps = [r[-1] for r in rows]
+    points: list[tuple[int, int]] = []
+    end = 0
+    for seq, limit in todo:
+        while end < len(stamps) and (stamps[end] is None or stamps[end] <= limit):
+            end += 1
+        if end:
+            points.append((end, seq))
+    if not points:
+        return
+    snapshots = replay(sid, points, events)
+    conn.executemany(
+        "UPDATE compaction SET replayed = ?, replayed_events = ? "
+        "WHERE session_id = ? AND compact_seq = ?",
+        [(text, n, sid, seq) for (n, seq), text in zip(points, snapshots, strict=True)],
+    )

@@ -145,9 +145,16 @@ def _compactions(
     snapshot ctxmode stored for it (``session_resume``, kind ``compact``, same number)."""
     by_seq: dict[int, dict[str, Any]] = {}
     if has_table:
-        for seq, trigger, summary, summary_at, origin, created_at in conn.execute(
-            "SELECT compact_seq, trigger, summary, summary_at, origin, created_at "
-            "FROM compaction WHERE session_id = ? ORDER BY compact_seq",
+        # Schema 4: an imported compaction's replayed snapshot (what the hooks would have
+        # built; never injected), shown where the hooks' snapshot is missing.
+        replay = (
+            "replayed, replayed_events"
+            if "replayed" in _columns(conn, "compaction")
+            else "NULL, NULL"
+        )
+        for seq, trigger, summary, summary_at, origin, created_at, replayed, count in conn.execute(
+            "SELECT compact_seq, trigger, summary, summary_at, origin, created_at, "
+            f"{replay} FROM compaction WHERE session_id = ? ORDER BY compact_seq",
             (session_id,),
         ):
             by_seq[int(seq)] = {
@@ -159,6 +166,19 @@ def _compactions(
                 "origin": origin,
                 "snapshot": None,
             }
+            if replayed:
+                text = str(replayed)
+                by_seq[int(seq)]["snapshot"] = {
+                    "kind": "compact",
+                    "seq": int(seq),
+                    "created_at": created_at,
+                    "state": "replayed",
+                    "consumed_at": None,
+                    "consumed_by": None,
+                    "events": count,
+                    "bytes": len(text.encode("utf-8")),
+                    "text": text,
+                }
     for resume in resumes:
         if resume["kind"] != "compact":
             continue
