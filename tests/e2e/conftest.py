@@ -148,12 +148,3 @@ def e2e(
     finally:
         if harness.api is not None:
             harness.api.stop()
-
-
-@pytest.fixture(scope="session")
-def codex() -> codex_cli.CodexInstall:
-    """The real Codex CLI (pinned; cached like Claude Code's), or a skip saying why not."""
-    try:
-        return codex_cli.ensure_codex()
-    except Unavailable as exc:
-        pytest.skip(f"Codex CLI unavailable: {exc}")
