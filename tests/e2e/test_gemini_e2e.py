@@ -30,7 +30,6 @@ from tests.e2e.harness import Harness
 from tests.e2e.mock_api import Steps as ClaudeSteps
 from tests.e2e.mock_api import call as claude_call
 from tests.e2e.test_codex_e2e import CodexWorld
-from tests.e2e.test_codex_e2e import codex as codex  # the fixture: the pinned Codex CLI
 
 pytestmark = pytest.mark.e2e
 RESUME_RE = re.compile(r"<session_resume\b.*?</session_resume>", re.S)
