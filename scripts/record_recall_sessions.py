@@ -42,7 +42,7 @@ from record_fixtures import mangle  # noqa: E402
 from record_transcripts import slim  # noqa: E402
 
 from tests.e2e import claude_cli  # noqa: E402
-from tests.e2e.mock_api import MockAPI, Reply, Steps, ToolCall, call, say  # noqa: E402
+from tests.e2e.mock_api import MockAPI, Reply, Steps, call, say  # noqa: E402
 
 FAKE_HOME = "/home/dev"
 FAKE_REPO = "/home/dev/shop"
@@ -108,7 +108,7 @@ if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
 '''
 
-TEST_INVOICE_PY = '''\
+TEST_INVOICE_PY = """\
 import unittest
 from decimal import Decimal
 
@@ -129,7 +129,7 @@ class LineTotal(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 ORDERS_CSV = """\
 order,sku,qty,unit_price
@@ -483,7 +483,7 @@ def migration(repo: Path) -> list[list[Reply]]:
                 content="CREATE INDEX idx_customers_vat_id ON customers(vat_id)\n",
             ),
             bash(
-                "SHOP_DB=data/shop.db python3 migrate.py && python3 -c \"import sqlite3; "
+                'SHOP_DB=data/shop.db python3 migrate.py && python3 -c "import sqlite3; '
                 "c = sqlite3.connect('data/shop.db'); print(c.execute('explain query plan "
                 "select * from customers where vat_id = ?', ('DE811907980',)).fetchall())\"",
                 "Add the index and show the query plan",
@@ -523,7 +523,11 @@ def record(install: claude_cli.ClaudeInstall, work: Path) -> tuple[Path, Path, d
     (home / ".claude").mkdir(parents=True)
     repo.mkdir()
     make_repository(repo)
-    scripts = {"invoices": invoices(repo), "dashboard": dashboard(repo), "migration": migration(repo)}
+    scripts = {
+        "invoices": invoices(repo),
+        "dashboard": dashboard(repo),
+        "migration": migration(repo),
+    }
     director = Steps()
     api = MockAPI(director, max_requests=400, max_seconds=1800).start()
 
