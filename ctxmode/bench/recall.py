@@ -416,6 +416,29 @@ def ask_ctxmode(ctxmode: Ctxmode, q: Question, form: str, project: str, compact:
     return ctxmode_outcome(q, form, found, plain)
 
 
+def ask_in_batch(
+    ctxmode: Ctxmode,
+    jobs: Sequence[tuple[Question, str, str]],
+    compact: bool,
+    progress: Callable[[str], None] | None,
+) -> list[Outcome]:
+    """Every (question, form, project) of ``jobs`` in one interpreter."""
+    if progress:
+        progress(f"asking {len(jobs)} queries")
+    searches = [
+        (q.query(form), project, as_json)
+        for q, form, project in jobs
+        for as_json in ((True, False) if compact else (True,))
+    ]
+    answers = iter(ctxmode.search_batch(searches))
+    outcomes = []
+    for q, form, _project in jobs:
+        found = next(answers)
+        plain = next(answers) if compact else None
+        outcomes.append(ctxmode_outcome(q, form, found, plain))
+    return outcomes
+
+
 def ask_baseline(baseline: Baseline, q: Question, form: str, project: str) -> Outcome:
     texts = baseline.search(q.query(form), project)
     size = sum(len(t.encode("utf-8")) for t in texts)
@@ -467,29 +490,17 @@ def run(
         jobs = [(q, form, session_of(q, transcripts).cwd) for q in questions for form in FORMS]
         outcomes = [ask_baseline(baseline, q, form, project) for q, form, project in jobs]
         if batch:
-            if progress:
-                progress(f"asking {len(jobs)} queries")
-            searches = [
-                (q.query(form), project, as_json)
-                for q, form, project in jobs
-                for as_json in ((True, False) if compact else (True,))
-            ]
-            answers = iter(ctxmode.search_batch(searches))
-            for q, form, _project in jobs:
-                found = next(answers)
-                plain = next(answers) if compact else None
-                outcomes.append(ctxmode_outcome(q, form, found, plain))
-            jobs = []
-        count = workers or min(4, os.cpu_count() or 1)
-        with ThreadPoolExecutor(max_workers=count) as pool:
-            futures = [
-                pool.submit(ask_ctxmode, ctxmode, q, form, project, compact)
-                for q, form, project in jobs
-            ]
-            for done, future in enumerate(futures, start=1):
-                outcomes.append(future.result())
-                if progress and done % 10 == 0:
-                    progress(f"asked {done} of {len(futures)} queries")
+            outcomes += ask_in_batch(ctxmode, jobs, compact, progress)
+        else:
+            with ThreadPoolExecutor(max_workers=workers or min(4, os.cpu_count() or 1)) as pool:
+                futures = [
+                    pool.submit(ask_ctxmode, ctxmode, q, form, project, compact)
+                    for q, form, project in jobs
+                ]
+                for done, future in enumerate(futures, start=1):
+                    outcomes.append(future.result())
+                    if progress and done % 10 == 0:
+                        progress(f"asked {done} of {len(futures)} queries")
         version = ctxmode.version()
     return RecallReport(
         corpus=corpus,
@@ -508,7 +519,8 @@ def run(
 def bundled_files(stack: ExitStack) -> tuple[list[str], list[Question]]:
     """The corpus bundled with ctxmode: its transcripts' paths and its questions."""
     data = resources.files("ctxmode.data")
-    files = []
+    files: list[str] = []
+    questions: list[Question] = []
     for entry in sorted(data.iterdir(), key=lambda e: e.name):
         name = entry.name
         if name.startswith(BUNDLED_PREFIX) and name.endswith(".jsonl"):
@@ -517,11 +529,13 @@ def bundled_files(stack: ExitStack) -> tuple[list[str], list[Question]]:
                 questions = load_questions(path)
             else:
                 files.append(str(path))
+    if not files or not questions:
+        raise BenchError(f"the bundled corpus is missing ({BUNDLED_PREFIX}*.jsonl in ctxmode/data)")
     return files, questions
 
 
 def run_bundled(
-    *, compact: bool = False, progress: Callable[[str], None] | None = None
+    *, compact: bool = True, progress: Callable[[str], None] | None = None
 ) -> RecallReport:
     """The bundled corpus through this interpreter's ctxmode (the ``ctxmode bench`` line)."""
     with ExitStack() as stack:
