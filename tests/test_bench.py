@@ -335,6 +335,15 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
         assert isinstance(hook["meets_target"], bool)
         if LINUX:
             assert hook["peak_rss_mib"] > 0
+    # The retrieval benchmark on the bundled corpus: ctxmode beside the raw-transcript BM25.
+    recall = report["recall"]
+    assert (recall["corpus"], recall["sessions"], recall["questions"]) == ("bundled", 3, 42)
+    for system in ("ctxmode", "baseline"):
+        for form in ("keyword", "natural"):
+            figures = recall["systems"][system][form]["all"]
+            assert figures["n"] == 42 and figures["errors"] == 0
+            assert 0 <= figures["hit_at_1"] <= figures["hit_at_5"] <= 1
+    assert "per_question" not in recall
     targets = {hook["name"]: hook["target"] for hook in report["hooks"]}
     assert targets["PostToolUse Edit"] == {"ratio_p50": 2.5, "ratio_p95": 3.5, "peak_rss_mib": 16.0}
     assert targets["PostToolUse Write, 20 MB"]["peak_rss_mib"] == 64.0
@@ -377,6 +386,8 @@ def test_bench_text_output_and_a_settings_file(tmp_path: Path, no_installed_sett
         "p95 targets not judged (--runs 20 or more for a p95)"
     ) in lines
     assert bench.HOW_TO_READ in result.output
+    (line,) = [line for line in lines if line.startswith("ctxmode search: ")]
+    assert line.startswith("ctxmode search: 42 questions on 3 bundled sessions, found in the top 5")
 
 
 def test_bench_rejects_zero_runs() -> None:

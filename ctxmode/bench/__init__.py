@@ -24,7 +24,9 @@ The click command (``ctxmode.cli.bench_cmd``) only wires options to :func:`run`,
 - ``runner``: :func:`run`: the rounds, the proof the hooks worked, the :class:`Report`;
 - ``results``: samples, statistics and results; ``report``: the table and the JSON;
 - ``imports``: the throughput of ``ctxmode import`` over a synthetic transcript;
-- ``view``: ``ctxmode view``'s page size, build and render time at 1,000 and 100,000 events.
+- ``view``: ``ctxmode view``'s page size, build and render time at 1,000 and 100,000 events;
+- ``recall``: the retrieval benchmark on the bundled corpus: ``ctxmode search`` beside BM25;
+  ``recall_report``: its figures, table and JSON.
 """
 
 from __future__ import annotations

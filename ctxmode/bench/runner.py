@@ -273,6 +273,15 @@ def run(
     from ctxmode.bench.view import measure as measure_view
 
     view_figures = tuple(measure_view())
+    if progress:
+        progress("ctxmode search on the bundled retrieval questions")
+    from ctxmode.bench import recall
+
+    try:
+        recall_report: recall.RecallReport | None = recall.run_bundled(compact=True)
+    except BenchError as exc:
+        recall_report = None
+        problems.append(f"retrieval benchmark: {exc}")
     floors = {python: summarize(s) for python, s in floor_samples.items()}
     results = []
     for case in cases:
@@ -304,6 +313,7 @@ def run(
         seconds=time.perf_counter() - began,
         import_figure=figure,
         view_figures=view_figures,
+        recall=recall_report,
     )
 
 
