@@ -199,9 +199,9 @@ print(sysconfig.get_path("purelib", scheme, vars={"base": sys.argv[1], "platbase
             fi ;;
     esac
     case "$HOST" in
-        codex) DRY_MODULE=ctxmode.codex_config ;;
-        gemini) DRY_MODULE=ctxmode.gemini_config ;;
-        *) DRY_MODULE=ctxmode.installer ;;
+        codex) DRY_MODULE=ctxmode.hosts.codex.install ;;
+        gemini) DRY_MODULE=ctxmode.hosts.gemini.install ;;
+        *) DRY_MODULE=ctxmode.hosts.claude_code.install ;;
     esac
     exec "$PY" -I -B -c '
 import importlib, sys

@@ -32,7 +32,7 @@ import time
 from ctxmode import config as config_mod
 from ctxmode import paths
 from ctxmode.hashing import sha256_hex
-from ctxmode.hosts import claude_code_transcripts as transcripts
+from ctxmode.hosts.claude_code import history as transcripts
 from ctxmode.store import Store
 from ctxmode.store import imports as store_imports
 

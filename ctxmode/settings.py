@@ -1,6 +1,6 @@
 """Merge and remove ctxmode's hook handlers in the text of a Claude Code settings.json.
 
-Pure text in, text out: no file I/O (``ctxmode.installer`` reads, backs up and writes).
+Pure text in, text out: no file I/O (``ctxmode.hosts.claude_code.install`` reads, backs up and writes).
 
 The file belongs to the user, so the edits are surgical: the text is scanned for the
 spans of the few containers ctxmode touches (root object → ``hooks`` → event arrays →
@@ -48,7 +48,7 @@ HOST_SHIMS = ("before_model",)
 _SHIM_NAMES = "|".join(sorted((*SHIMS.values(), *HOST_SHIMS), key=len, reverse=True))
 # A command runs a shim by its path (``.../ctxmode/hooks/<shim>.py``), or, in a shared
 # project file, through the per-user launcher (``ctxmode-hook <shim>``, see
-# ``ctxmode.installer.team_command``).
+# ``ctxmode.hosts.claude_code.install.team_command``).
 _MARKER = re.compile(
     r"[/\\]ctxmode[/\\]hooks[/\\](" + _SHIM_NAMES + r")\.py\b"
     r"|\bctxmode-hook['\"]?[ \t]+['\"]?(" + _SHIM_NAMES + r")\b"

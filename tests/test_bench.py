@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ctxmode import bench, installer, settings
+from ctxmode import bench, settings
 from ctxmode.cli import main
+from ctxmode.hosts.claude_code import install as installer
 from tests.hooktools import SHIMS, hook_command, hook_env
 
 LINUX = sys.platform.startswith("linux")

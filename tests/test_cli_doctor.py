@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 import ctxmode
-from ctxmode import config, doctor, hooklog, installer, paths
+from ctxmode import config, doctor, hooklog, paths
 from ctxmode.cli import main
 from ctxmode.events import make
+from ctxmode.hosts.claude_code import install as installer
 from ctxmode.store import Store, iso_utc
 from tests.hooktools import hook_command, hook_env
 
@@ -844,7 +845,7 @@ def test_subprocess_exit_codes(home: Path, project: Path) -> None:
 
 
 def test_lookups_check_names_the_rule_or_how_to_get_one(home: Path, project: Path) -> None:
-    from ctxmode import settings_permissions
+    from ctxmode.hosts.claude_code import settings_permissions
 
     installer.install("user")
     found = checks(project)["lookups"]

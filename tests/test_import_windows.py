@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from ctxmode import importer
-from ctxmode.hosts import claude_code_transcripts as transcripts
+from ctxmode.hosts.claude_code import history as transcripts
 from ctxmode.store import imports as store_imports
 from tests.hooktools import REPO, hook_env
 

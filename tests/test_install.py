@@ -1,4 +1,4 @@
-"""ctxmode.installer and the install/uninstall commands, on settings files in a temp HOME."""
+"""ctxmode.hosts.claude_code.install and the install/uninstall commands, on settings files in a temp HOME."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 import ctxmode
-from ctxmode import installer, settings
+from ctxmode import settings
 from ctxmode.hosts import claude_code
-from ctxmode.installer import HOOK_TABLE, InstallError, install, uninstall
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.claude_code.install import HOOK_TABLE, InstallError, install, uninstall
 
 # What install registers for a client of unknown version: every event but the gated ones.
 CORE_TABLE = tuple(row for row in HOOK_TABLE if row[0] not in claude_code.MIN_VERSIONS)

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode import gemini_config, gemini_proof, settings
+from ctxmode import settings
 from ctxmode.hosts import gemini
+from ctxmode.hosts.gemini import install as gemini_config
+from ctxmode.hosts.gemini import proof as gemini_proof
 from tests.helpers import cli
 from tests.hooktools import REPO
 

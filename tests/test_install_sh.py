@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 import ctxmode
-from ctxmode import installer, settings
+from ctxmode import settings
 from ctxmode.hosts import claude_code
-from ctxmode.installer import HOOK_TABLE
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.claude_code.install import HOOK_TABLE
 from tests.hooktools import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,14 +13,14 @@ from ctxmode.bench.cases import BenchError
 
 def default_commands() -> dict[str, str]:
     """The commands ``ctxmode install`` would write for this installation."""
-    from ctxmode import installer
+    from ctxmode.hosts.claude_code import install as installer
 
     return {spec.event: spec.command for spec in installer.hook_specs()}
 
 
 def _settings_candidates(project_dir: str) -> list[str]:
     """Claude Code's settings files, most specific first: local, project, user."""
-    from ctxmode import installer
+    from ctxmode.hosts.claude_code import install as installer
 
     files = [
         os.path.join(project_dir, ".claude", "settings.local.json"),
@@ -103,7 +103,8 @@ def statusline_command(settings_path: str | None = None, project_dir: str | None
     first of local, project, user settings holding one), else the one ``ctxmode install
     --statusline`` would write. A status line composed with the user's own is measured
     without theirs: their command is not ctxmode's cost."""
-    from ctxmode import installer, settings_statusline
+    from ctxmode.hosts.claude_code import install as installer
+    from ctxmode.hosts.claude_code import settings_statusline
 
     if settings_path is not None:
         candidates = [settings_path]
@@ -127,7 +128,8 @@ def statusline_command(settings_path: str | None = None, project_dir: str | None
 def interpreter_of(command: str) -> str:
     """The interpreter a hook command starts (its first word, or for a shared project
     file's command the one its per-user launcher runs)."""
-    from ctxmode import installer, settings
+    from ctxmode import settings
+    from ctxmode.hosts.claude_code import install as installer
 
     if settings.runs_launcher(command):
         try:

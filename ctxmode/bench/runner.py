@@ -165,21 +165,21 @@ def run(
     commands[STATUS_LINE] = statusline_command(settings_path)
     # The Codex CLI's commands: the same interpreter and package, with --host codex.
     from ctxmode.bench.cases import CODEX
-    from ctxmode.codex_config import hook_specs as codex_specs
+    from ctxmode.hosts.codex.install import hook_specs as codex_specs
 
     python = interpreter_of(commands.get("PostToolUse", ""))
     for spec in codex_specs(python if os.path.isabs(python) else None):
         commands.setdefault(CODEX + spec.event, spec.command)
     # And the Gemini CLI's (Gemini's event names; BeforeModel has a shim of its own).
     from ctxmode.bench.cases import GEMINI
-    from ctxmode.gemini_config import hook_specs as gemini_specs
+    from ctxmode.hosts.gemini.install import hook_specs as gemini_specs
 
     for spec in gemini_specs(python if os.path.isabs(python) else None):
         commands.setdefault(GEMINI + spec.event, spec.command)
     # Both capture modes, whichever is installed: the foreground command (the agent waits
     # for it) as "PostToolUse", the same with --background (it does not) beside it.
     from ctxmode.bench.cases import BACKGROUND
-    from ctxmode.installer import BACKGROUND_FLAG
+    from ctxmode.hosts.claude_code.install import BACKGROUND_FLAG
 
     capture = commands.get("PostToolUse", "")
     installed_background = capture.endswith(" " + BACKGROUND_FLAG)

@@ -1,10 +1,11 @@
-"""``ctxmode install --host codex`` / ``uninstall --host codex``: the edge over ctxmode.codex_config."""
+"""``ctxmode install --host codex`` / ``uninstall --host codex``: the edge over ctxmode.hosts.codex.install."""
 
 from __future__ import annotations
 
 import click
 
-from ctxmode import __version__, codex_config
+from ctxmode import __version__
+from ctxmode.hosts.codex import install as codex_config
 
 
 def _scope(user: bool, project: str | None, local: str | None) -> tuple[str, str | None]:
@@ -18,7 +19,7 @@ def _scope(user: bool, project: str | None, local: str | None) -> tuple[str, str
 
 
 def _where(path: str) -> str:
-    from ctxmode.installer import display_path
+    from ctxmode.hosts.claude_code.install import display_path
 
     return display_path(path)
 
@@ -45,7 +46,8 @@ def install(
     if result.action == "updated":
         line += " (old entries and their trust replaced)"
     if verify:
-        from ctxmode import codex_proof, proof
+        from ctxmode import proof
+        from ctxmode.hosts.codex import proof as codex_proof
 
         outcome = codex_proof.verify(result.hooks_path)
         if not outcome.ok:

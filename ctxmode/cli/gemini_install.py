@@ -1,10 +1,11 @@
-"""``ctxmode install --host gemini`` / ``uninstall --host gemini``: the edge over ctxmode.gemini_config."""
+"""``ctxmode install --host gemini`` / ``uninstall --host gemini``: the edge over ctxmode.hosts.gemini.install."""
 
 from __future__ import annotations
 
 import click
 
-from ctxmode import __version__, gemini_config
+from ctxmode import __version__
+from ctxmode.hosts.gemini import install as gemini_config
 
 
 def _scope(user: bool, project: str | None, local: str | None) -> tuple[str, str | None]:
@@ -18,7 +19,7 @@ def _scope(user: bool, project: str | None, local: str | None) -> tuple[str, str
 
 
 def _where(path: str) -> str:
-    from ctxmode.installer import display_path
+    from ctxmode.hosts.claude_code.install import display_path
 
     return display_path(path)
 
@@ -44,7 +45,8 @@ def install(
     if result.action == "updated":
         line += " (old entries replaced)"
     if verify:
-        from ctxmode import gemini_proof, proof
+        from ctxmode import proof
+        from ctxmode.hosts.gemini import proof as gemini_proof
 
         outcome = gemini_proof.verify(result.path)
         if not outcome.ok:

@@ -131,7 +131,7 @@ def import_cmd(
         echo_json(totals.as_dict())
         return
     if not found:
-        from ctxmode.hosts.claude_code_transcripts import projects_dir
+        from ctxmode.hosts.claude_code.history import projects_dir
 
         scope = "any project" if all_projects else "this project"
         click.echo(f"no transcripts of {scope} in {projects_dir(env)}")

@@ -1,10 +1,11 @@
-"""``ctxmode install`` / ``ctxmode uninstall``: thin click edges over ctxmode.installer."""
+"""``ctxmode install`` / ``ctxmode uninstall``: thin click edges over ctxmode.hosts.claude_code.install."""
 
 from __future__ import annotations
 
 import click
 
-from ctxmode import __version__, installer
+from ctxmode import __version__
+from ctxmode.hosts.claude_code import install as installer
 
 
 def _scope(user: bool, project: str | None, local: str | None) -> tuple[str, str | None]:

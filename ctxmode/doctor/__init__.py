@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ctxmode.doctor.codex import check_codex
 from ctxmode.doctor.configuration import check_config
 from ctxmode.doctor.core import FAIL, OK, STATUSES, WARN, Check, Context, age
 from ctxmode.doctor.data_root import ROOT_SOURCES, check_data_root, store_files, unsafe_paths
@@ -40,17 +39,10 @@ from ctxmode.doctor.environment import (
     check_sqlite,
     fts5_status,
 )
-from ctxmode.doctor.gemini import check_gemini
-from ctxmode.doctor.hook_commands import (
-    command_paths,
-    launcher_path,
-    launcher_problem,
-    matcher_matches,
-    stale_paths,
-)
 from ctxmode.doctor.hook_log import LOG_FRESH_SECONDS, LOG_WINDOW_SECONDS, check_log
 from ctxmode.doctor.project_store import STALE_COMPACT_SECONDS, check_store
-from ctxmode.doctor.registration import (
+from ctxmode.doctor.transcripts import check_transcripts
+from ctxmode.hosts.claude_code.doctor import (
     CORE_EVENTS,
     OTHER_MEMORY_MARKERS,
     SESSION_START_SOURCES,
@@ -58,14 +50,22 @@ from ctxmode.doctor.registration import (
     hook_checks,
     other_tool_checks,
 )
-from ctxmode.doctor.settings_files import (
+from ctxmode.hosts.claude_code.hook_commands import (
+    command_paths,
+    launcher_path,
+    launcher_problem,
+    matcher_matches,
+    stale_paths,
+)
+from ctxmode.hosts.claude_code.settings_files import (
     SettingsFile,
     read_settings,
     settings_paths,
     user_settings_path,
 )
-from ctxmode.doctor.switches import switch_checks
-from ctxmode.doctor.transcripts import check_transcripts
+from ctxmode.hosts.claude_code.switches import switch_checks
+from ctxmode.hosts.codex.doctor import check_codex
+from ctxmode.hosts.gemini.doctor import check_gemini
 from ctxmode.sizes import file_size, human_size
 
 CHECKS: tuple[Callable[[Context], list[Check]], ...] = (

@@ -17,7 +17,7 @@ from ctxmode.wording import plural
 
 def check_transcripts(ctx: Context) -> list[Check]:
     from ctxmode import importer
-    from ctxmode.hosts import claude_code_transcripts as transcripts
+    from ctxmode.hosts.claude_code import history as transcripts
 
     folder = transcripts.projects_dir(ctx.env)
     mine = []

@@ -25,9 +25,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import ctxmode
-from ctxmode import installer, settings
-from ctxmode.codex_config import _diff, _read, _write
+from ctxmode import settings
 from ctxmode.hosts import gemini
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.codex.install import _diff, _read, _write
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project")

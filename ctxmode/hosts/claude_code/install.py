@@ -36,8 +36,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import ctxmode
-from ctxmode import paths, proof, settings, settings_permissions, settings_statusline
+from ctxmode import paths, proof, settings
 from ctxmode.hosts import claude_code
+from ctxmode.hosts.claude_code import settings_permissions, settings_statusline
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project", "local")
@@ -184,7 +185,7 @@ def statusline_command(python: str | None = None, package_dir: str | None = None
 
 def lookup_rules(scope: str, python: str | None = None) -> tuple[list[str], str]:
     """(ctxmode's ``permissions.allow`` rules for a scope, why none) — see
-    :mod:`ctxmode.settings_permissions`: the snapshot's lookups, run by this
+    :mod:`ctxmode.hosts.claude_code.settings_permissions`: the snapshot's lookups, run by this
     installation's ``ctxmode``, then run without asking in the default permission mode."""
     from ctxmode.handlers import lookup_program
 
@@ -584,7 +585,7 @@ def install(
     """Merge ctxmode's handlers into the scope's settings file.
 
     ``statusline``: also set ctxmode's status line (composed with one already there,
-    see :mod:`ctxmode.settings_statusline`); one installed before is kept up to date
+    see :mod:`ctxmode.hosts.claude_code.settings_statusline`); one installed before is kept up to date
     either way. Not in the project scope: a status line is personal, not the team's.
 
     The user and local scopes run this interpreter on this package's hook scripts by

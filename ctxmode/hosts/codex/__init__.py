@@ -99,7 +99,7 @@ def convert(raw: dict[str, Any]) -> dict[str, Any]:
     elif kind == "file.patch":
         text = tool_input.get("command") or tool_input.get("input") or tool_input.get("patch")
         if isinstance(text, str):
-            from ctxmode.hosts.codex_rollout import first_patch_file
+            from ctxmode.hosts.codex.rollout import first_patch_file
 
             first = first_patch_file(text)
             # "patch", not "command": the error key of a patch is its first file.
@@ -188,7 +188,7 @@ def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None]
     """
     if inp.event not in LATE_EVENTS or not inp.transcript_path or not root:
         return [], None
-    from ctxmode.hosts import codex_rollout
+    from ctxmode.hosts.codex import rollout as codex_rollout
 
     return codex_rollout.read_outcomes(inp, root)
 
