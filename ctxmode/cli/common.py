@@ -13,7 +13,7 @@ import click
 import orjson
 from click.decorators import FC
 
-from ctxmode import paths
+from ctxmode import hosts, paths
 from ctxmode import store as store_mod
 from ctxmode.migrations import _sqlite3
 from ctxmode.redact import visible
@@ -88,18 +88,19 @@ worktree_option = click.option(
 )
 
 
-# The clients whose sessions a store holds (session_meta.client; NULL: Claude Code).
-CLIENTS = {"claude": "claude_code", "codex": "codex", "gemini": "gemini"}
+# The clients whose sessions a store holds (session_meta.client; NULL: the default host),
+# by their names on the command line (ctxmode.hosts).
+CLIENTS = hosts.options()
 client_option = click.option(
     "--client",
     type=click.Choice(sorted(CLIENTS)),
-    help="Only sessions of this client: Claude Code, the Codex CLI or the Gemini CLI.",
+    help=f"Only sessions of this client: {hosts.labels()}.",
 )
 
 
 def client_of(meta: dict[str, Any]) -> str:
-    """The client a session ran in: ``claude_code``, ``codex`` or ``gemini``."""
-    return str(meta.get("client") or "claude_code")
+    """The host a session ran in (its name in ``ctxmode.hosts``)."""
+    return str(meta.get("client") or hosts.DEFAULT)
 
 
 def client_matches(meta: dict[str, Any], client: str | None) -> bool:

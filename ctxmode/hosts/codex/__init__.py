@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 NAME = "codex"
+OPTION = "codex"  # its name on the command line (--host, --client)
+LABEL = "Codex CLI"  # its name for people
 
 # -- input ----------------------------------------------------------------------------------
 
