@@ -17,6 +17,7 @@ import ctxmode
 from ctxmode import settings
 from ctxmode.hosts import claude_code
 from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.claude_code import proof as claude_proof
 from ctxmode.hosts.claude_code.install import HOOK_TABLE, InstallError, install, uninstall
 
 # What install registers for a client of unknown version: every event but the gated ones.
@@ -306,7 +307,7 @@ def test_project_file_names_no_path_of_this_machine(home: Path, project: Path) -
 
 def test_team_commands_run_ctxmode_through_the_launcher(home: Path, project: Path) -> None:
     install("project", str(project))
-    proof = installer.verify(str(project / ".claude" / "settings.json"))
+    proof = claude_proof.verify(str(project / ".claude" / "settings.json"))
     assert proof.problems == []
     assert proof.ok and proof.events >= 5 and proof.claims == 1
 
@@ -785,7 +786,7 @@ def test_warns_about_the_local_file_from_a_project_subfolder(
 def test_verify_reports_failing_commands(home: Path) -> None:
     path = user_settings(home)
     install("user", python="/bin/false")
-    result = installer.verify(str(path))
+    result = claude_proof.verify(str(path))
     assert not result.ok
     assert result.calls == 10
     assert "PostToolUse exited 1" in result.problems
@@ -794,7 +795,7 @@ def test_verify_reports_failing_commands(home: Path) -> None:
 
 def test_verify_reports_missing_handlers(home: Path) -> None:
     path = write(user_settings(home), REALISTIC)
-    result = installer.verify(str(path))
+    result = claude_proof.verify(str(path))
     assert result.problems == [
         "no ctxmode handler for PostToolUse, PostToolUseFailure, UserPromptSubmit, PreCompact, "
         f"SessionStart, SessionEnd in {path}"
@@ -803,7 +804,7 @@ def test_verify_reports_missing_handlers(home: Path) -> None:
 
 def test_verify_runs_the_installed_hooks_in_a_throwaway_store(home: Path, data_root: Path) -> None:
     install("user")
-    result = installer.verify(str(user_settings(home)))
+    result = claude_proof.verify(str(user_settings(home)))
     assert result.problems == []
     assert result.calls == 10
     assert result.snapshot_ok
