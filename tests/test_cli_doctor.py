@@ -327,7 +327,9 @@ def test_session_start_without_compact_matcher(home: Path, project: Path) -> Non
     ],
 )
 def test_matcher_matches(matcher: Any, value: str, expected: bool) -> None:
-    assert doctor.matcher_matches(matcher, value) is expected
+    from ctxmode.hosts.claude_code.hook_commands import matcher_matches
+
+    assert matcher_matches(matcher, value) is expected
 
 
 def test_restricted_tool_matcher_warns(home: Path, project: Path) -> None:

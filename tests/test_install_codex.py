@@ -170,10 +170,11 @@ def _codex_checks(codex_home: Path, project: Path) -> dict[str, str]:
     import os
     import time
 
-    from ctxmode.doctor import Context, check_codex
+    from ctxmode.doctor import Context
+    from ctxmode.hosts.codex.doctor import checks
 
     ctx = Context(env=dict(os.environ), project_dir=str(project), now=time.time())
-    return {check.name: check.status for check in check_codex(ctx)}
+    return {check.name: check.status for check in checks(ctx)}
 
 
 def test_doctor_checks_codexs_trust(codex_home: Path, project: Path) -> None:

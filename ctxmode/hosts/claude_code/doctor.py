@@ -48,6 +48,10 @@ def check_hooks(ctx: Context) -> list[Check]:
     return hook_checks(files, ctx) + switch_checks(files, ctx)
 
 
+# The host's checks, in display order: what ``ctxmode doctor`` runs (ctxmode.hosts.contract).
+checks = check_hooks
+
+
 def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
     """The registration checks over already-read settings files."""
     checks = unreadable_checks(files, ctx.env)

@@ -64,6 +64,10 @@ def check_codex(ctx: Context) -> list[Check]:
     return checks if registered_any or checks else []
 
 
+# The host's checks, in display order: what ``ctxmode doctor`` runs (ctxmode.hosts.contract).
+checks = check_codex
+
+
 def _file_checks(
     scope: str,
     path: str,

@@ -55,6 +55,10 @@ def check_gemini(ctx: Context) -> list[Check]:
     return checks
 
 
+# The host's checks, in display order: what ``ctxmode doctor`` runs (ctxmode.hosts.contract).
+checks = check_gemini
+
+
 def _file_checks(
     scope: str, path: str, text: str, found: list[settings.Registration]
 ) -> list[Check]:
