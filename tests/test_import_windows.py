@@ -417,4 +417,4 @@ def test_a_resumed_import_counts_the_compactions_before_it_a_window_at_a_time(
     monkeypatch.setattr(importer, "WINDOW", window)
     with path.open("rb") as fh:
         for end in range(0, len(data) + 1, 13):
-            assert importer._boundaries_before(fh, end) == data[:end].count(mark)
+            assert importer._boundaries_before(transcripts, fh, end) == data[:end].count(mark)

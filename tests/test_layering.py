@@ -129,6 +129,7 @@ NEUTRAL = [
     "spool.py",
     "resume_cache.py",
     "worktree.py",
+    "importer.py",
 ]
 # Words of one client's output format (the hosts share them through hosts.additional_context).
 CLIENT_WORDS = ("hookSpecificOutput", "additionalContext")
