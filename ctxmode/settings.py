@@ -43,8 +43,23 @@ SHIMS: Mapping[str, str] = {
     "PostCompact": "post_compact",
 }
 
-# Shims of one host's own events (Gemini's BeforeModel): found in its settings like the rest.
-HOST_SHIMS = ("before_model",)
+
+def _host_shims() -> tuple[str, ...]:
+    """The shims of hosts' own events (a host's ``SHIMS``: Gemini's BeforeModel), from the
+    registry: found in their settings like the rest."""
+    from ctxmode import hosts
+
+    own = set(SHIMS.values())
+    found = {
+        shim
+        for name in hosts.NAMES
+        for shim in getattr(hosts.get(name), "SHIMS", {}).values()
+        if shim not in own
+    }
+    return tuple(sorted(found))
+
+
+HOST_SHIMS = _host_shims()
 _SHIM_NAMES = "|".join(sorted((*SHIMS.values(), *HOST_SHIMS), key=len, reverse=True))
 # A command runs a shim by its path (``.../ctxmode/hooks/<shim>.py``), or, in a shared
 # project file, through the per-user launcher (``ctxmode-hook <shim>``, see

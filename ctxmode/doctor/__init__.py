@@ -6,7 +6,7 @@ only formats them. The inputs (environment, project, clock, the settings files'
 locations) are parameters, so the tests run every check against a temp HOME and a temp
 data root.
 
-:data:`CHECKS` is the registry, in display order, one module per group:
+:func:`checks` is the registry, in display order, one module per group:
 
 - ``environment``: the interpreter and packages; SQLite and FTS5;
 - ``data_root``: the data root and its permissions;
@@ -53,25 +53,32 @@ def _host_checks(name: str) -> Callable[[Context], list[Check]]:
     return run
 
 
-CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
+# The checks around the hosts' own, in display order.
+BEFORE_HOSTS: tuple[Callable[[Context], list[Check]], ...] = (
     check_python,
     check_package,
     check_sqlite,
     check_data_root,
     check_config,
-    *(_host_checks(name) for name in hosts.NAMES),
+)
+AFTER_HOSTS: tuple[Callable[[Context], list[Check]], ...] = (
     check_store,
     check_log,
     check_transcripts,
 )
 
 
+def checks() -> tuple[Callable[[Context], list[Check]], ...]:
+    """Every check, in display order: the hosts' own, in registry order, in the middle."""
+    return (*BEFORE_HOSTS, *(_host_checks(name) for name in hosts.NAMES), *AFTER_HOSTS)
+
+
 def run_all(ctx: Context) -> list[Check]:
     """Every check, in display order."""
-    checks: list[Check] = []
-    for step in CHECKS:
-        checks.extend(step(ctx))
-    return checks
+    found: list[Check] = []
+    for step in checks():
+        found.extend(step(ctx))
+    return found
 
 
 def exit_code(checks: Iterable[Check]) -> int:
@@ -79,7 +86,8 @@ def exit_code(checks: Iterable[Check]) -> int:
 
 
 __all__ = [
-    "CHECKS",
+    "AFTER_HOSTS",
+    "BEFORE_HOSTS",
     "FAIL",
     "LOG_FRESH_SECONDS",
     "LOG_WINDOW_SECONDS",
@@ -101,6 +109,7 @@ __all__ = [
     "check_sqlite",
     "check_store",
     "check_transcripts",
+    "checks",
     "exit_code",
     "file_size",
     "fts5_status",

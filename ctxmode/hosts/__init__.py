@@ -101,10 +101,18 @@ def part(name: str, role: str) -> ModuleType:
 
 
 def having(role: str) -> tuple[str, ...]:
-    """The hosts that have the part ``role`` (every host has all but ``history``)."""
-    import importlib.util
-
-    return tuple(n for n in NAMES if importlib.util.find_spec(f"ctxmode.hosts.{n}.{role}"))
+    """The hosts that have the part ``role`` (every host has all but ``history``),
+    imported now."""
+    found = []
+    for name in NAMES:
+        try:
+            part(name, role)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"ctxmode.hosts.{name}.{role}":
+                raise  # the part is there, something it imports is not
+            continue
+        found.append(name)
+    return tuple(found)
 
 
 def options() -> dict[str, str]:
