@@ -171,7 +171,7 @@ def test_healthy_install_is_all_ok(
         "Hook log\n"
         "  ok    hook log      no errors or warnings in the last 24 h\n"
         "\n"
-        "Claude Code transcripts\n"
+        "Transcripts not imported\n"
         "  ok    transcripts   no transcripts of this project in ~/.claude/projects\n"
         "\n"
         "13 ok, 0 warnings, 0 failures - ctxmode is working\n"

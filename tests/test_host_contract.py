@@ -90,7 +90,8 @@ def test_the_registry_names_each_host_once() -> None:
 
 def test_the_check_finds_a_missing_name_and_a_missing_parameter() -> None:
     doctor = ModuleType("broken.doctor")
-    assert _problems(doctor, contract.Doctor) == ["broken.doctor lacks ['checks']"]
+    assert _problems(doctor, contract.Doctor) == ["broken.doctor lacks ['GROUP', 'checks']"]
+    doctor.GROUP = "broken"  # type: ignore[attr-defined]
     doctor.checks = lambda: []  # type: ignore[attr-defined]
     assert _problems(doctor, contract.Doctor) == ["broken.doctor.checks takes no 'ctx'"]
 
@@ -179,6 +180,8 @@ FILES = {
     """,
     "doctor.py": """
         from ctxmode.doctor.core import OK, Check
+
+        GROUP = "fake"
 
 
         def checks(ctx):

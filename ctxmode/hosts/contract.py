@@ -160,6 +160,8 @@ class Doctor(Protocol):
     """``hosts/<name>/doctor.py``: ``ctxmode doctor``'s checks of its registration (nothing
     at all when the client is not set up)."""
 
+    GROUP: str  # the group of its checks; `ctxmode doctor` heads it "<LABEL> hooks"
+
     def checks(self, ctx: Context) -> list[Check]: ...
 
 

@@ -23,6 +23,8 @@ from ctxmode.hosts.claude_code.switches import switch_checks
 from ctxmode.settings import Registration
 from ctxmode.wording import plural
 
+# The doctor group of these checks (its heading: the host's label).
+GROUP = "hooks"
 # Events whose absence breaks ctxmode outright (nothing recorded, nothing injected).
 CORE_EVENTS = ("PostToolUse", "SessionStart")
 SESSION_START_SOURCES = ("startup", "resume", "clear", "compact", "fork")
