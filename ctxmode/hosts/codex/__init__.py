@@ -13,12 +13,12 @@ Facts from Codex CLI 0.169.0 as run offline (``tests/fixtures/codex-0.169.0/``, 
   the first file's ``file_path``, so a failed patch and the later good one share a key).
 - There is no failure event and PostToolUse fires for failed commands too: a PostToolUse
   proves no success (``outcome_known`` is False). Failures and successes come late, from
-  the session's rollout file (``hosts/codex_rollout``), read incrementally by ``late``.
+  the session's rollout file (``hosts/codex/rollout``), read incrementally by ``late``.
 - Output: SessionStart and UserPromptSubmit take ``hookSpecificOutput.additionalContext``
   (the same JSON as Claude Code's; Codex's output schemas refuse unknown keys).
 
 On the hook path: stdlib-light, nothing but ``ctxmode.payload`` and ``ctxmode.fastjson``
-(``codex_rollout`` is imported by ``late`` only).
+(``rollout`` is imported by ``late`` only).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ LATE_EVENTS = ("PostToolUse", "UserPromptSubmit", "PreCompact", "SessionEnd")
 
 
 def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None] | None]:
-    """Tool outcomes the rollout file recorded since the last call (see codex_rollout).
+    """Tool outcomes the rollout file recorded since the last call (see ``rollout``).
 
     Returns the calls as inputs (failures as ``PostToolUseFailure``, successes as
     ``PostToolUse`` with ``outcome_known``) and a function that records how far the file
