@@ -331,3 +331,21 @@ def test_the_commands_know_a_new_host(
     finally:
         store.close()
     assert clients["fake-2"] == NEW
+
+
+def test_a_lookup_loads_no_host(project: Path) -> None:
+    """`ctxmode search` (the snapshot's lookups, run by the model) starts without importing a
+    host: --client's names are read from the registry only when it is given."""
+    import os
+    import subprocess
+
+    code = (
+        "import sys; from ctxmode.cli import main\n"
+        f"try: main(['search', 'ledger', '--project', {str(project)!r}])\n"
+        "except SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ctxmode.hosts')))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert run.stdout.strip().splitlines()[-1] == "['ctxmode.hosts']", run.stdout + run.stderr

@@ -88,13 +88,29 @@ worktree_option = click.option(
 )
 
 
+class HostChoice(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2 on
+    """The hosts' names on the command line (``ctxmode.hosts``), read from the registry only
+    when an option is given or the help shown: ``ctxmode search`` starts without loading
+    any host."""
+
+    def __init__(self) -> None:
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(sorted(hosts.options()))
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        """Always the registry's."""
+
+
 # The clients whose sessions a store holds (session_meta.client; NULL: the default host),
-# by their names on the command line (ctxmode.hosts).
-CLIENTS = hosts.options()
+# by their names on the command line: ``hosts.by_option`` gives the stored name.
 client_option = click.option(
     "--client",
-    type=click.Choice(sorted(CLIENTS)),
-    help=f"Only sessions of this client: {hosts.labels()}.",
+    type=HostChoice(),
+    help="Only sessions of this client (as --host names it: claude is Claude Code).",
 )
 
 
@@ -104,7 +120,7 @@ def client_of(meta: dict[str, Any]) -> str:
 
 
 def client_matches(meta: dict[str, Any], client: str | None) -> bool:
-    return client is None or client_of(meta) == CLIENTS[client]
+    return client is None or client_of(meta) == hosts.by_option(client)
 
 
 @contextmanager

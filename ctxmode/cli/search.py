@@ -20,7 +20,6 @@ import orjson
 
 from ctxmode import hosts
 from ctxmode.cli.common import (
-    CLIENTS,
     client_option,
     color_enabled,
     limit_option,
@@ -66,7 +65,7 @@ def find(
 
     The store matches the values of the event data as a person reads them (a backslash
     is one backslash, a line break a line break), never its JSON keys or escapes.
-    ``client`` is the stored name (cli.common.CLIENTS); the default host's sessions may
+    ``client`` is the stored name (``hosts.by_option``); the default host's sessions may
     have none recorded (schema 3: NULL means the default host, ``hosts.DEFAULT``).
     """
     return store.search(
@@ -370,7 +369,7 @@ def search(
                 "type_": type_,
                 "since": since,
                 "worktree": tree,
-                "client": CLIENTS[client] if client else None,
+                "client": hosts.by_option(client) if client else None,
             }
             if as_json:
                 hits = find(store, text, limit=limit, **options)

@@ -79,7 +79,7 @@ def session_rows(
     store: Store, worktree: str | None = None, client: str | None = None
 ) -> list[dict[str, Any]]:
     """One dict per session, most recently active first (only those of ``worktree`` and
-    ``client``, see ``cli.common.CLIENTS``)."""
+    ``client``: its command-line name, see ``hosts.by_option``)."""
     rows = []
     resumes = store.resumes()
     for meta in store.sessions():
