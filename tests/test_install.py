@@ -334,7 +334,7 @@ def test_team_commands_are_silent_without_an_installation(
 def test_bench_measures_a_team_command_against_the_launchers_interpreter(
     home: Path, project: Path
 ) -> None:
-    from ctxmode import bench
+    from ctxmode.hosts.claude_code import bench
 
     install("project", str(project), python="/opt/py 3/bin/python3")
     assert bench.interpreter_of(installer.team_command("post_tool_use")) == "/opt/py 3/bin/python3"
