@@ -16,8 +16,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ctxmode import bench, installer, settings
+from ctxmode import bench, settings
 from ctxmode.cli import main
+from ctxmode.hosts.claude_code import bench as claude_bench
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.codex.bench import CODEX
+from ctxmode.hosts.gemini import bench as gemini_bench
 from tests.hooktools import SHIMS, hook_command, hook_env
 
 LINUX = sys.platform.startswith("linux")
@@ -116,31 +120,33 @@ def test_meets_target(
 # --------------------------------------------------------------------------- payloads
 
 
-def test_every_case_has_its_payload_and_event() -> None:
+def test_every_case_has_its_payload_and_event(tmp_path: Path) -> None:
+    from ctxmode import hosts
+
     bundle = bench.load_payloads()
+    made: dict[str, str] = {}
+    for name in hosts.NAMES:
+        wanted = {case.payload for case in hosts.part(name, "bench").CASES}
+        made.update(hosts.part(name, "bench").prepare(str(tmp_path), str(tmp_path), "s", wanted))
     for case in bench.CASES:
         if case.payload == "big":
             continue
-        if case.payload in (bench.GEMINI_PLAIN, bench.GEMINI_SUMMARY):  # made at run time
-            request = json.loads(
-                bench.gemini_request("/p", "s", case.payload == bench.GEMINI_SUMMARY)
-            )
-            assert request["hook_event_name"] == case.event.removeprefix(bench.GEMINI)
-            assert len(json.dumps(request)) >= bench.GEMINI_REQUEST_BYTES
+        # A non-default host's case event is "<host>:<event>": that host's hook command of
+        # that event. A background case's "background:<event>": that event's capture, run
+        # --background.
+        event = case.event.split(":")[-1]
+        if case.payload in made:  # made at run time: a file
+            payload = json.loads(Path(made[case.payload]).read_bytes())
+            assert payload["hook_event_name"] == event
             continue
-        if case.event == bench.STATUS_LINE:  # a status payload names no hook event
+        if case.event == claude_bench.STATUS_LINE:  # a status payload names no hook event
             assert "hook_event_name" not in bundle["payloads"][case.payload]
             assert "context_window" in bundle["payloads"][case.payload]
             continue
-        # A Codex case's event is "codex:<event>": the Codex hook command of that event.
-        # A background case's "background:<event>": that event's capture, run --background.
-        event = (
-            case.event.removeprefix(bench.CODEX)
-            .removeprefix(bench.BACKGROUND)
-            .removeprefix(bench.GEMINI)
-        )
         assert bundle["payloads"][case.payload]["hook_event_name"] == event
     assert set(bundle["seed"]) <= set(bundle["payloads"])
+    request = gemini_bench.gemini_request("/p", "s", True)
+    assert len(request) >= gemini_bench.GEMINI_REQUEST_BYTES
 
 
 def test_render_fills_every_placeholder() -> None:
@@ -193,7 +199,7 @@ def test_floor_command_quotes_the_interpreter() -> None:
 
 
 def test_without_settings_the_commands_install_would_write(no_installed_settings: Path) -> None:
-    commands, source = bench.resolve_commands()
+    commands, source = claude_bench.resolve_commands()
     expected = {spec.event: spec.command for spec in installer.hook_specs()}
     assert commands == expected
     assert set(commands) == set(SHIMS)
@@ -216,7 +222,7 @@ def test_commands_from_an_explicit_settings_file(
 ) -> None:
     path = tmp_path / "elsewhere" / "settings.json"
     written = _settings_with(path, "/opt/py/bin/python3")
-    commands, source = bench.resolve_commands(str(path))
+    commands, source = claude_bench.resolve_commands(str(path))
     assert commands == written
     assert source == str(path)
 
@@ -224,7 +230,7 @@ def test_commands_from_an_explicit_settings_file(
 def test_installed_user_settings_win_and_gaps_are_named(no_installed_settings: Path) -> None:
     user_file = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
     written = _settings_with(user_file, "/opt/py/bin/python3", {"PostToolUse", "PreCompact"})
-    commands, source = bench.resolve_commands()
+    commands, source = claude_bench.resolve_commands()
     defaults = {spec.event: spec.command for spec in installer.hook_specs()}
     assert commands == {**defaults, **written}
     missing = sorted(set(SHIMS) - {"PostToolUse", "PreCompact"}, key=list(defaults).index)
@@ -239,7 +245,7 @@ def test_project_local_settings_come_before_user_settings(no_installed_settings:
     _settings_with(user_file, "/user/python3")
     local_file = no_installed_settings / ".claude" / "settings.local.json"
     local = _settings_with(local_file, "/local/python3")
-    commands, source = bench.resolve_commands(project_dir=str(no_installed_settings))
+    commands, source = claude_bench.resolve_commands(project_dir=str(no_installed_settings))
     assert commands == local
     assert source == str(local_file)
 
@@ -250,7 +256,7 @@ def test_a_settings_file_without_ctxmode_is_refused(tmp_path: Path) -> None:
         '{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}'
     )
     with pytest.raises(bench.BenchError, match="no ctxmode hook is registered"):
-        bench.resolve_commands(str(path))
+        claude_bench.resolve_commands(str(path))
 
 
 # --------------------------------------------------------------------------- measuring
@@ -300,12 +306,12 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     report = json.loads(result.output)
     names = [hook["name"] for hook in report["hooks"]]
     assert names == [case.name for case in bench.CASES]
-    codex = {bench.CODEX + "PostToolUse", bench.CODEX + "UserPromptSubmit"}
-    background = {bench.BACKGROUND + "PostToolUse"}
-    gemini = {bench.GEMINI + "BeforeModel", bench.GEMINI + "AfterTool"}
+    codex = {CODEX + "PostToolUse", CODEX + "UserPromptSubmit"}
+    background = {claude_bench.BACKGROUND + "PostToolUse"}
+    gemini = {gemini_bench.GEMINI + "BeforeModel", gemini_bench.GEMINI + "AfterTool"}
     assert {hook["event"] for hook in report["hooks"]} == {
         *SHIMS,
-        bench.STATUS_LINE,
+        claude_bench.STATUS_LINE,
         *codex,
         *background,
         *gemini,
@@ -313,7 +319,10 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     # Both capture modes: the foreground command, and the same run in the background.
     by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}
     assert not by_event["PostToolUse"].endswith("--background")
-    assert by_event[bench.BACKGROUND + "PostToolUse"] == by_event["PostToolUse"] + " --background"
+    assert (
+        by_event[claude_bench.BACKGROUND + "PostToolUse"]
+        == by_event["PostToolUse"] + " --background"
+    )
     assert report["runs"] == 3
     assert report["p95_min_runs"] == bench.P95_MIN_RUNS == 20
     assert report["problems"] == []

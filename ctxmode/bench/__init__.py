@@ -17,8 +17,10 @@ The click command (``ctxmode.cli.bench_cmd``) only wires options to :func:`run`,
 :func:`format_report` and :func:`report_dict`. Only that command loads this package
 (never a hook). Its modules, in the order of a run:
 
-- ``cases``: limits, :class:`BenchError`, the measured hook calls (:data:`CASES`);
-- ``commands``: which hook commands, and the interpreter (the floor) of each;
+- ``cases``: limits, :class:`BenchError`, the measured hook calls: every host's
+  (``ctxmode/hosts/<name>/bench.py``: its cases, commands, payloads and proofs), in the
+  registry's order (:func:`host_cases`);
+- ``commands``: the commands a settings file registers, the interpreter (the floor) of each;
 - ``payloads``: the sandbox: bundled payloads, the 20 MB Write, the seeded session;
 - ``launcher``: the helper process that spawns, times and measures each run;
 - ``runner``: :func:`run`: the rounds, the proof the hooks worked, the :class:`Report`;
@@ -32,16 +34,9 @@ The click command (``ctxmode.cli.bench_cmd``) only wires options to :func:`run`,
 from __future__ import annotations
 
 from ctxmode.bench.cases import (
-    BACKGROUND,
     BIG_MEMORY_TARGET_MIB,
     BIG_PAYLOAD_BYTES,
-    CASES,
-    CODEX,
     DEFAULT_RUNS,
-    GEMINI,
-    GEMINI_PLAIN,
-    GEMINI_REQUEST_BYTES,
-    GEMINI_SUMMARY,
     MAX_RUNS,
     MEMORY_TARGET_MIB,
     MIB,
@@ -49,23 +44,17 @@ from ctxmode.bench.cases import (
     SEED_EVENTS,
     SEED_SOURCE,
     SESSION_ID,
-    STATUS_LINE,
     TOOL_TARGET,
     BenchError,
     Case,
+    HostCommands,
+    host_cases,
 )
-from ctxmode.bench.commands import (
-    commands_from_settings,
-    default_commands,
-    floor_command,
-    interpreter_of,
-    resolve_commands,
-)
+from ctxmode.bench.commands import commands_from_settings, floor_command, interpreter_of
 from ctxmode.bench.launcher import LAUNCHER, Launcher, LocalRunner, make_runner
 from ctxmode.bench.payloads import (
     PAYLOADS_FILE,
     big_payload,
-    gemini_request,
     hook_env,
     load_payloads,
     render,
@@ -75,17 +64,20 @@ from ctxmode.bench.report import HOW_TO_READ, format_report, report_dict
 from ctxmode.bench.results import CaseResult, Report, Sample, Stats, percentile, summarize
 from ctxmode.bench.runner import run
 
+
+def __getattr__(name: str) -> object:
+    # CASES: every host's cases, gathered on first use (the hosts' bench parts import
+    # this package's modules, so they cannot be gathered while it loads).
+    if name == "CASES":
+        return host_cases()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
-    "BACKGROUND",
     "BIG_MEMORY_TARGET_MIB",
     "BIG_PAYLOAD_BYTES",
     "CASES",
-    "CODEX",
     "DEFAULT_RUNS",
-    "GEMINI",
-    "GEMINI_PLAIN",
-    "GEMINI_REQUEST_BYTES",
-    "GEMINI_SUMMARY",
     "HOW_TO_READ",
     "LAUNCHER",
     "MAX_RUNS",
@@ -96,11 +88,11 @@ __all__ = [
     "SEED_EVENTS",
     "SEED_SOURCE",
     "SESSION_ID",
-    "STATUS_LINE",
     "TOOL_TARGET",
     "BenchError",
     "Case",
     "CaseResult",
+    "HostCommands",
     "Launcher",
     "LocalRunner",
     "Report",
@@ -108,18 +100,16 @@ __all__ = [
     "Stats",
     "big_payload",
     "commands_from_settings",
-    "default_commands",
     "floor_command",
     "format_report",
-    "gemini_request",
     "hook_env",
+    "host_cases",
     "interpreter_of",
     "load_payloads",
     "make_runner",
     "percentile",
     "render",
     "report_dict",
-    "resolve_commands",
     "run",
     "seed_session",
     "summarize",
