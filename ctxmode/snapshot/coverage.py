@@ -11,7 +11,8 @@ snapshot was not restored, so it does not count):
 - ``file``: each ``<files_changed>/<file path>``;
 - ``task``: each open ``<tasks>/<task>`` (the snapshot lists no completed one);
 - ``commit``: the last commit, the first ``<git>/<commit>`` (newest first);
-- ``error``: each unresolved ``<errors>/<error>``;
+- ``error``: each unresolved ``<errors>/<error>`` (the first, the newest, is always
+  there: the snapshot keeps it at any budget);
 - ``request``: the last request, the last ``<requests>/<prompt>``;
 - ``instruction``: each standing instruction, ``<decisions>/<role>`` and ``<decision>``.
 

@@ -151,6 +151,8 @@ def _sec_errors(st: State, cmd: str) -> Section | None:
     if not st.errors:
         return None
     items = []
+    # In the calls' order of each error's last failure (``fold``): the newest unresolved
+    # error is the one the agent was fighting when the context was compacted.
     errors = list(st.errors.values())
     for tool, key, error, count in reversed(errors[-_MAX_ERRORS:]):
         attrs = []
@@ -164,7 +166,9 @@ def _sec_errors(st: State, cmd: str) -> Section | None:
     tool, key, error, _count = errors[-1]
     lookup = lookup_hint(cmd, search_query(key or first_lines(error), "error"))
     extra = [("resolved", str(st.resolved))] if st.resolved else []
-    return Section("errors", items, lookup, total=len(errors), attrs=extra)
+    # Newest first; the older errors go first (the oldest of them first), the newest is
+    # key: it stays, only shortened, and the section with it.
+    return Section("errors", items, lookup, total=len(errors), attrs=extra, key=(0,))
 
 
 def _sec_decisions(st: State, cmd: str) -> Section | None:
