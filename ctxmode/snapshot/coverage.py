@@ -14,7 +14,10 @@ snapshot was not restored, so it does not count):
 - ``error``: each unresolved ``<errors>/<error>`` (the first, the newest, is always
   there: the snapshot keeps it at any budget);
 - ``request``: the last request, the last ``<requests>/<prompt>``;
-- ``instruction``: each standing instruction, ``<decisions>/<role>`` and ``<decision>``.
+- ``instruction``: each standing instruction, ``<decisions>/<role>`` and ``<decision>``,
+  unless it is the last request itself (a prompt of one sentence that decides is stored
+  as a decision too; snapshots of earlier versions show it twice): counted once, as the
+  request.
 
 Matching is by structure first, then by normalised text. Normalised text is the text
 case-folded and cut into words of letters, digits and ``_`` (so ``src/app.py`` reads as
@@ -103,8 +106,11 @@ def key_items(snapshot: str) -> list[KeyItem]:
         return []
     items: list[KeyItem] = []
     prompts = root.findall("requests/prompt")
+    request = ""
     if prompts and _text(prompts[-1]):
-        items.append(KeyItem("request", _text(prompts[-1])))
+        request = _text(prompts[-1])
+        items.append(KeyItem("request", request))
+    said = words(request)
     for task in root.findall("tasks/task"):
         if _text(task):
             items.append(KeyItem("task", _text(task)))
@@ -119,6 +125,13 @@ def key_items(snapshot: str) -> list[KeyItem]:
         items.append(KeyItem("error", _text(error), key=(error.get("key") or "").rstrip("…")))
     for note in root.findall("decisions/*"):
         if note.tag in ("role", "decision") and _text(note):
+            said_too = words(_text(note))
+            if said_too and (
+                said_too == said
+                # cut at its cap (240) where the request was not (700): the same words
+                or ((note.text or "").endswith("…") and said[: len(said_too)] == said_too)
+            ):
+                continue  # the request itself: counted once, as the request
             items.append(KeyItem("instruction", _text(note)))
     return items
 
