@@ -96,6 +96,17 @@ def _text(node: Element) -> str:
     return " ".join((node.text or "").split()).rstrip("…").strip()
 
 
+def _is_request(note: Element, request: list[str]) -> bool:
+    """Whether an instruction is the last request itself (its words; a note cut at its cap,
+    240 characters, where the request was not, 700: the request's first words)."""
+    said = words(_text(note))
+    if not said:
+        return False
+    if (note.text or "").endswith("…"):
+        return request[: len(said)] == said
+    return said == request
+
+
 def key_items(snapshot: str) -> list[KeyItem]:
     """The key items of a stored ``<session_resume>`` (none when it does not parse)."""
     from xml.etree.ElementTree import ParseError, fromstring
@@ -125,12 +136,7 @@ def key_items(snapshot: str) -> list[KeyItem]:
         items.append(KeyItem("error", _text(error), key=(error.get("key") or "").rstrip("…")))
     for note in root.findall("decisions/*"):
         if note.tag in ("role", "decision") and _text(note):
-            said_too = words(_text(note))
-            if said_too and (
-                said_too == said
-                # cut at its cap (240) where the request was not (700): the same words
-                or ((note.text or "").endswith("…") and said[: len(said_too)] == said_too)
-            ):
+            if _is_request(note, said):
                 continue  # the request itself: counted once, as the request
             items.append(KeyItem("instruction", _text(note)))
     return items
