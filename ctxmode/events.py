@@ -171,7 +171,13 @@ TYPES: dict[str, tuple[str, int, str]] = {
         CRITICAL,
         "{tool, key, error}  (a successful call whose output shows a failure)",
     ),
-    "error_resolved": ("error", LOW, "{tool, key}  (a later success of the same command or file)"),
+    # As important as the errors it resolves: evicted first (a lower priority), it would
+    # leave its error open again; among equals the error, older, goes before it.
+    "error_resolved": (
+        "error",
+        CRITICAL,
+        "{tool, key}  (a later success of the same command or file)",
+    ),
     # subagent / mcp / external-ref
     "subagent": ("subagent", HIGH, "{agent_type, description, [summary], [to]}"),
     "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names]}"),

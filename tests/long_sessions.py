@@ -3,9 +3,12 @@ edits, long failures, tests, git work), as Claude Code's hooks receive them.
 
 :func:`session` is a seeded generator (the same seed, the same calls): each call is an
 ``(event, payload)`` pair ready for a hook's stdin, and :class:`Truth` says what the
-snapshot must carry at the end (the last real commit, the branch, the first request).
-A commit that git refuses ("nothing to commit", "nothing added to commit") is generated
-too, and is not the truth's last commit.
+snapshot must carry at the end (the last real commit, the branch, the first request,
+the newest failure not yet run again with success). A commit that git refuses ("nothing
+to commit", "nothing added to commit") is generated too, and is not the truth's last
+commit. With ``rework=True`` the session also goes back over its failures: a failing
+command run again with success (resolved), run again failing the same way after other
+failures, and a flaky one (fails, passes, fails alike).
 """
 
 from __future__ import annotations
@@ -59,6 +62,13 @@ class Truth:
         self.changed_after: set[str] = set()  # files changed since the last real commit
         self.refused = 0  # commits git refused ("nothing to commit")
         self.calls = 0
+        # Commands whose last run failed, in the order of those failures (the newest last).
+        self.open_errors: dict[str, int] = {}
+
+    @property
+    def last_error(self) -> str:
+        """The command of the newest failure not run again with success ("" if none)."""
+        return next(reversed(self.open_errors), "")
 
 
 def _sha(rng: random.Random) -> str:
@@ -96,6 +106,8 @@ class _Gen:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.truth = Truth()
         self.files: list[str] = []
+        # Each failing command's last output (error or stdout): what a rerun repeats.
+        self.failures: dict[str, tuple[str, str]] = {}
 
     def _base(self, event: str) -> dict[str, Any]:
         return {
@@ -154,9 +166,40 @@ class _Gen:
                                       "startLine": 1, "totalLines": 1}},
         )  # fmt: skip
 
-    def bash(self, command: str, stdout: str = "", error: str = "") -> None:
+    def bash(self, command: str, stdout: str = "", error: str = "", fails: bool = False) -> None:
+        """A shell call; ``fails``: its (successful) output shows a failure."""
         response = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
         self._tool("Bash", {"command": command, "description": "run"}, response, error)
+        opened = self.truth.open_errors
+        opened.pop(command, None)
+        if error or fails:
+            opened[command] = self.n
+            self.failures[command] = (stdout, error)
+
+    def rerun_fixed(self) -> None:
+        """An open failure's command run again, with success: it is resolved."""
+        opened = list(self.truth.open_errors)
+        if opened:
+            self.bash(self.rng.choice(opened), stdout=f"{self.rng.randint(2, 90)} passed")
+
+    def rerun_same(self) -> None:
+        """An open failure's command run again after others, failing exactly as before."""
+        opened = list(self.truth.open_errors)
+        if len(opened) > 1:
+            command = self.rng.choice(opened[:-1])
+            stdout, error = self.failures[command]
+            self.bash(command, stdout=stdout, error=error, fails=not error)
+
+    def flaky(self) -> None:
+        """A test that fails, passes, then fails alike (a few calls apart)."""
+        target = f"tests/test_{self.rng.choice(_WORDS)}_flaky.py"
+        command = f"python -m pytest -q {target}"
+        error = f"Exit code 1\nFAILED {target}::test_timing - TimeoutError: took 2.1s"
+        self.bash(command, error=error)
+        self.read()
+        self.bash(command, stdout="1 passed")
+        self.edit()
+        self.bash(command, error=error)
 
     def read(self) -> None:
         rng = self.rng
@@ -198,7 +241,9 @@ class _Gen:
         rng = self.rng
         out = "\n".join(_phrase(rng, 9) for _ in range(rng.randint(2, 20)))
         self.bash(
-            f"npm run build:{rng.choice(_WORDS)}", stdout=f"{out}\nerror: {_phrase(rng, 14)} failed"
+            f"npm run build:{rng.choice(_WORDS)}",
+            stdout=f"{out}\nerror: {_phrase(rng, 14)} failed",
+            fails=True,
         )
 
     def branch(self) -> None:
@@ -253,14 +298,20 @@ class _Gen:
 
 
 def session(
-    seed: int, calls: int, root: str = "/work/proj", session_id: str = SESSION
+    seed: int,
+    calls: int,
+    root: str = "/work/proj",
+    session_id: str = SESSION,
+    rework: bool = False,
 ) -> tuple[list[tuple[str, dict[str, Any]]], Truth]:
     """A seeded session of about ``calls`` hook calls (no PreCompact): the calls and the truth.
 
     Work comes in rounds: a request, reads, edits, failing tests and builds with long
     output, now and then a branch, commits (some refused by git) and other git work. The
     last real commit is followed by more reads and failures, as when a compaction comes
-    in the middle of the next piece of work.
+    in the middle of the next piece of work. ``rework``: failures are also run again, with
+    success or failing alike, and some tests are flaky (see the module's docstring); the
+    same seed without it gives the same session as before it existed.
     """
     g = _Gen(seed, root, session_id)
     rng = g.rng
@@ -301,13 +352,18 @@ def session(
                 g.branch()
             else:
                 g.bash(f"ls {rng.choice(_DIRS)}", stdout=_phrase(rng, 5))
+            if rework and rng.random() < 0.25:
+                rng.choice((g.rerun_fixed, g.rerun_fixed, g.rerun_same, g.flaky))()
     if not g.truth.last_sha:
         g.commit()
         while not g.truth.last_sha:
             g.commit()
     # The compaction comes in the middle of the next piece of work.
+    steps = [g.read, g.failing_test, g.long_output_error, g.edit]
+    if rework:
+        steps += [g.rerun_fixed, g.rerun_same, g.flaky]
     for _ in range(rng.randint(5, 40)):
-        rng.choice((g.read, g.failing_test, g.long_output_error, g.edit))()
+        rng.choice(steps)()
     g.truth.calls = len(g.calls)
     return g.calls, g.truth
 
@@ -347,3 +403,21 @@ def last_commit_kept(xml: str, truth: Truth) -> bool:
         return False
     shown = first.group(3).rstrip("…").strip()
     return bool(shown) and truth.last_message.startswith(shown)
+
+
+def error_keys(xml: str) -> list[str]:
+    """The ``key`` of each ``<errors>/<error>``, in the snapshot's order (a cut key without
+    its ``…``)."""
+    from xml.etree.ElementTree import fromstring
+
+    return [
+        (error.get("key") or "").removesuffix("…")
+        for error in fromstring(xml).findall("errors/error")
+    ]
+
+
+def last_error_kept(xml: str, truth: Truth) -> bool:
+    """Whether the snapshot's first error is the newest failure not yet run again with
+    success (its key shortened at most)."""
+    keys = error_keys(xml)
+    return bool(keys and keys[0] and truth.last_error.startswith(keys[0]))

@@ -477,7 +477,7 @@ def test_sections_appear_in_order_of_importance() -> None:
         "tasks",
         "files_changed",
         "files_read",
-        "decisions",
+        # (no decisions: its one decision is a request it shows, "Always use Decimal ...")
         "plan",
         "rules",
         "git",

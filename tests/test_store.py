@@ -202,7 +202,7 @@ def test_hot_open_of_a_current_store_is_three_statements(tmp_path):
             top.append(words)
     assert top == [
         "BEGIN IMMEDIATE",
-        "SELECT type, data_hash, call_at",
+        "SELECT type, data_hash, call_at,",
         "INSERT INTO session_events (session_id,",
         "INSERT INTO session_meta (session_id,",
         "SELECT event_count FROM session_meta",

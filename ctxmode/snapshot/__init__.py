@@ -9,7 +9,9 @@ The document is filled by importance (see ``selection._RANK``): when it exceeds 
 budget, the least important section is shortened, then loses items (least important
 first), then goes entirely (counted in ``<omitted_sections>``), and so on. Key items are
 never dropped, only shortened, and their sections never go: the last request, the last
-commit (message and sha), and the branch and uncommitted work (``<git>``'s attributes).
+commit (message and sha), the newest unresolved error (the first ``<error>``: errors go
+newest first, in the calls' order), and the branch and uncommitted work (``<git>``'s
+attributes).
 Every item is rendered whole, so the output always parses.
 
 Shape (each section only when it has content; ``omitted`` only when items were left out)::

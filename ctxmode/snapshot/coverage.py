@@ -11,9 +11,13 @@ snapshot was not restored, so it does not count):
 - ``file``: each ``<files_changed>/<file path>``;
 - ``task``: each open ``<tasks>/<task>`` (the snapshot lists no completed one);
 - ``commit``: the last commit, the first ``<git>/<commit>`` (newest first);
-- ``error``: each unresolved ``<errors>/<error>``;
+- ``error``: each unresolved ``<errors>/<error>`` (the first, the newest, is always
+  there: the snapshot keeps it at any budget);
 - ``request``: the last request, the last ``<requests>/<prompt>``;
-- ``instruction``: each standing instruction, ``<decisions>/<role>`` and ``<decision>``.
+- ``instruction``: each standing instruction, ``<decisions>/<role>`` and ``<decision>``,
+  unless it is the last request itself (a prompt of one sentence that decides is stored
+  as a decision too; snapshots of earlier versions show it twice): counted once, as the
+  request.
 
 Matching is by structure first, then by normalised text. Normalised text is the text
 case-folded and cut into words of letters, digits and ``_`` (so ``src/app.py`` reads as
@@ -92,6 +96,17 @@ def _text(node: Element) -> str:
     return " ".join((node.text or "").split()).rstrip("…").strip()
 
 
+def _is_request(note: Element, request: list[str]) -> bool:
+    """Whether an instruction is the last request itself (its words; a note cut at its cap,
+    240 characters, where the request was not, 700: the request's first words)."""
+    said = words(_text(note))
+    if not said:
+        return False
+    if (note.text or "").endswith("…"):
+        return request[: len(said)] == said
+    return said == request
+
+
 def key_items(snapshot: str) -> list[KeyItem]:
     """The key items of a stored ``<session_resume>`` (none when it does not parse)."""
     from xml.etree.ElementTree import ParseError, fromstring
@@ -102,8 +117,11 @@ def key_items(snapshot: str) -> list[KeyItem]:
         return []
     items: list[KeyItem] = []
     prompts = root.findall("requests/prompt")
+    request = ""
     if prompts and _text(prompts[-1]):
-        items.append(KeyItem("request", _text(prompts[-1])))
+        request = _text(prompts[-1])
+        items.append(KeyItem("request", request))
+    said = words(request)
     for task in root.findall("tasks/task"):
         if _text(task):
             items.append(KeyItem("task", _text(task)))
@@ -118,6 +136,8 @@ def key_items(snapshot: str) -> list[KeyItem]:
         items.append(KeyItem("error", _text(error), key=(error.get("key") or "").rstrip("…")))
     for note in root.findall("decisions/*"):
         if note.tag in ("role", "decision") and _text(note):
+            if _is_request(note, said):
+                continue  # the request itself: counted once, as the request
             items.append(KeyItem("instruction", _text(note)))
     return items
 

@@ -96,7 +96,9 @@ class State:
         # path → [kinds in order of last use, count, last dedup key, last type, last index]
         self.changed: dict[str, list[Any]] = {}
         self.read: dict[str, int] = {}
-        self.errors: dict[str, list[Any]] = {}  # key → [tool, key, error, count]
+        # key → [tool, key, error, count]: the unresolved errors in the calls' order of
+        # their last failure (the newest last; a failure again moves its error there)
+        self.errors: dict[str, list[Any]] = {}
         self.resolved = 0
         # (tag, text) → (priority, role first, -index): sorted, the most important come first
         self.notes: dict[tuple[str, str], tuple[int, int, int]] = {}

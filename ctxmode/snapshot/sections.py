@@ -39,20 +39,29 @@ def _task_order(task: list[str]) -> tuple[int, int, int, str]:
     )
 
 
+def _shown_requests(st: State) -> list[tuple[str, str, str, int]]:
+    """The requests the snapshot shows, in display order: (tag, text, intent, cap) of the
+    goal (the first request, once it left the last three) and the last three prompts."""
+    prompts = st.prompts
+    last = prompts[-3:]
+    shown: list[tuple[str, str, str, int]] = []
+    goal = prompts[0][0] if prompts else ""
+    if len(prompts) > 3 and all(goal != p[0] for p in last):
+        shown.append(("goal", goal, "", 300))
+    for n, (text, intent) in enumerate(last):
+        shown.append(("prompt", text, intent, 700 if n == len(last) - 1 else 240))
+    return shown
+
+
 def _sec_requests(st: State, cmd: str) -> Section | None:
     prompts = st.prompts
     if not prompts:
         return None
-    last = prompts[-3:]
     items: list[Item] = []
-    goal = prompts[0][0]
-    has_goal = len(prompts) > 3 and all(goal != p[0] for p in last)
-    if has_goal:
-        items.append(Item("goal", [], clean(pre(goal, 300)), 300))
-    for n, (text, intent) in enumerate(last):
-        cap = 700 if n == len(last) - 1 else 240
+    for tag, text, intent, cap in _shown_requests(st):
         attrs = [("intent", clean(pre(intent, 40)), 40)] if intent.strip() else []
-        items.append(Item("prompt", attrs, clean(pre(text, cap)), cap))
+        items.append(Item(tag, attrs, clean(pre(text, cap)), cap))
+    has_goal = items[0].tag == "goal"
     # Goes first: the older recent prompts, then the goal; the last request stays.
     start = 1 if has_goal else 0
     drop = list(range(start, len(items) - 1)) + ([0] if has_goal else [])
@@ -151,6 +160,8 @@ def _sec_errors(st: State, cmd: str) -> Section | None:
     if not st.errors:
         return None
     items = []
+    # In the calls' order of each error's last failure (``fold``): the newest unresolved
+    # error is the one the agent was fighting when the context was compacted.
     errors = list(st.errors.values())
     for tool, key, error, count in reversed(errors[-_MAX_ERRORS:]):
         attrs = []
@@ -164,14 +175,24 @@ def _sec_errors(st: State, cmd: str) -> Section | None:
     tool, key, error, _count = errors[-1]
     lookup = lookup_hint(cmd, search_query(key or first_lines(error), "error"))
     extra = [("resolved", str(st.resolved))] if st.resolved else []
-    return Section("errors", items, lookup, total=len(errors), attrs=extra)
+    # Newest first; the older errors go first (the oldest of them first), the newest is
+    # key: it stays, only shortened, and the section with it.
+    return Section("errors", items, lookup, total=len(errors), attrs=extra, key=(0,))
 
 
 def _sec_decisions(st: State, cmd: str) -> Section | None:
     if not st.notes:
         return None
+    # A prompt of one sentence that decides is stored as a decision too (the sentence is
+    # all of it): while the snapshot shows that prompt among the requests, it is said
+    # once, there. The decisions go before the requests when space runs out, so it is
+    # never lost; once the prompt has left the last requests, it is shown here.
+    said = {clean(text) for _tag, text, _intent, _cap in _shown_requests(st)}
+    notes = [(note, rank) for note, rank in st.notes.items() if clean(note[1]) not in said]
+    if not notes:
+        return None
     # Most important first (priority 1 is critical), roles before decisions, then newest.
-    ranked = sorted(st.notes.items(), key=lambda kv: kv[1])
+    ranked = sorted(notes, key=lambda kv: kv[1])
     items = [
         Item(tag, [], clean(pre(text, 240)), 240) for (tag, text), _rank in ranked[:_MAX_NOTES]
     ]

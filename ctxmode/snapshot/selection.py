@@ -1,8 +1,9 @@
 """Selection, pure: what fits the byte budget, in order of importance (``_RANK``). The
 least important section is shortened first, then loses items (least important first),
 then goes whole (counted in ``<omitted_sections>``), before the next one up is touched.
-Key items — the last request, the last commit, and the branch and uncommitted work a
-section's attributes carry — survive any budget: they are only ever shortened."""
+Key items — the last request, the last commit, the newest unresolved error, and the
+branch and uncommitted work a section's attributes carry — survive any budget: they are
+only ever shortened."""
 
 from __future__ import annotations
 
@@ -60,8 +61,10 @@ def fit(sections: list[Section], room: int) -> tuple[list[Section], list[Section
     important first), then remove the section itself, before the next section up is
     touched. Returns the sections kept and those removed (counted in
     ``<omitted_sections>``, whose size is part of ``room``). Key items (the last request,
-    the last commit; ``Section.key``) are never dropped and their sections never removed,
-    only shortened further.
+    the last commit, the newest unresolved error; ``Section.key``) are never dropped and
+    their sections never removed, only shortened further. Where even they do not fit at
+    their shortest, the count of the removed sections goes first (none are returned as
+    removed), then the least important section with key items, and so on.
     """
     sizes = [s.render()[1] for s in sections]
     total = sum(sizes)
@@ -69,15 +72,19 @@ def fit(sections: list[Section], room: int) -> tuple[list[Section], list[Section
         return sections, []
     by_rank = sorted(range(len(sections)), key=lambda k: -_RANK[sections[k].tag])
     gone: list[int] = []
+    counted = True  # whether the removed sections are counted (<omitted_sections>)
 
     def removed() -> list[Section]:
-        return [sections[g] for g in sorted(gone)]
+        return [sections[g] for g in sorted(gone)] if counted else []
 
-    def fits(k: int) -> bool:
+    def measure(k: int) -> None:
         nonlocal total
         size = 0 if k in gone else sections[k].render()[1]
         total += size - sizes[k]
         sizes[k] = size
+
+    def fits(k: int) -> bool:
+        measure(k)
         return total + nbytes(omitted_sections(removed())) <= room
 
     def result() -> tuple[list[Section], list[Section]]:
@@ -92,15 +99,38 @@ def fit(sections: list[Section], room: int) -> tuple[list[Section], list[Section
             if fits(k):
                 return result()
         if sec.pinned:
-            continue  # key items stay (the last request, the last commit): shortened below
+            continue  # key items stay (see Section.key): shortened below
         gone.append(k)
         if fits(k):
             return result()
-    # Only the sections that must stay are left: shorten them further, level by level.
-    for level in range(2, _MAX_LEVEL + 1):
-        for k in by_rank:
-            if k not in gone:
-                sections[k].level = level
-                if fits(k):
-                    return result()
+
+    def shorten(first: int) -> bool:
+        """Shorten the sections left further, level by level (the least important first)."""
+        for level in range(first, _MAX_LEVEL + 1):
+            for k in by_rank:
+                if k not in gone:
+                    sections[k].level = level
+                    if fits(k):
+                        return True
+        return False
+
+    # Only the sections that must stay are left: shorten them further.
+    if shorten(2):
+        return result()
+    # Even the key items do not fit at their shortest (a small budget, long lookups): a
+    # key item is worth more than the count of what was left out (shortened again from
+    # the start without it), and the least important of them go whole before all of
+    # them would go with the document.
+    counted = False
+    for k in by_rank:
+        if k not in gone:
+            sections[k].level = 1
+            measure(k)
+    if shorten(1):
+        return result()
+    for k in by_rank:
+        if k not in gone:
+            gone.append(k)
+            if fits(k):
+                return result()
     return None

@@ -5,6 +5,10 @@ Each hook's events go in one ``BEGIN IMMEDIATE`` transaction: skip an event whos
 and data hash are among the session's last :data:`DEDUP_WINDOW`, insert the rest, add
 them to the session's ``session_meta`` row, and evict beyond :data:`MAX_EVENTS` the
 least important first (priority 5 before 1), oldest first among equals.
+
+An outcome (:data:`PER_CALL`: a failure, a resolution) is a repeat only of the same
+call's: two calls that fail alike are two failures, and a failure that comes back after
+its resolution is open again (see :func:`dedup_key`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,18 @@ if TYPE_CHECKING:
 # The session's last N events form the dedup window.
 DEDUP_WINDOW = 5
 MAX_EVENTS = 1000
+# The outcomes of a call: what they say holds for that call, not for its look-alikes.
+PER_CALL = frozenset({"tool_error", "output_error", "error_resolved"})
+
+
+def dedup_key(kind: str, digest: str, tool_use_id: object) -> tuple[str, str, object]:
+    """What makes two events the same for the dedup window: type and data, and for an
+    outcome (:data:`PER_CALL`) also its call. A hook run twice for one call (two
+    registrations) still stores its failure once; the same failure of a later run of the
+    command is stored again: it moves the error to the newest place and counts it, and
+    after an ``error_resolved`` it is open again (a repeat would have hidden it)."""
+    return (kind, digest, tool_use_id if kind in PER_CALL else None)
+
 
 _INSERT_EVENT = """
 INSERT INTO session_events (session_id, type, category, priority, data, data_hash, source_hook,
@@ -69,7 +85,7 @@ DELETE FROM session_events WHERE id IN (
 
 # The dedup window of a call: the session's last events of calls started up to it.
 _WINDOW = """
-SELECT type, data_hash FROM session_events WHERE session_id = ?
+SELECT type, data_hash, tool_use_id FROM session_events WHERE session_id = ?
 AND (call_at IS NULL OR call_at <= ?) ORDER BY call_at DESC, id DESC LIMIT ?
 """
 
@@ -77,7 +93,7 @@ AND (call_at IS NULL OR call_at <= ?) ORDER BY call_at DESC, id DESC LIMIT ?
 # The dedup window of a call placed last: the session's last events, with their places
 # (the first row's is the session's latest: NULLs sort last in descending order).
 _WINDOW_LAST = """
-SELECT type, data_hash, call_at FROM session_events WHERE session_id = ?
+SELECT type, data_hash, call_at, tool_use_id FROM session_events WHERE session_id = ?
 ORDER BY call_at DESC, id DESC LIMIT ?
 """
 
@@ -161,12 +177,13 @@ class Events(Connection):
                     call_at = last + 1
             else:
                 recent = conn.execute(_WINDOW, (sid, call_at, DEDUP_WINDOW)).fetchall()
-            window = [(row[0], row[1]) for row in reversed(recent)]
+            window = [dedup_key(row[0], row[1], row[-1]) for row in reversed(recent)]
             for event in events:
                 data = as_text(event.data)[:MAX_DATA_CHARS]
                 digest = sha256_hex(data)
                 kind = as_text(event.type)
-                key = (kind, digest)
+                tool_use_id = as_opt_text(event.tool_use_id)
+                key = dedup_key(kind, digest, tool_use_id)
                 # The window includes the events accepted earlier in this call.
                 if key in window[-DEDUP_WINDOW:]:
                     continue
@@ -182,7 +199,7 @@ class Events(Connection):
                         as_opt_text(event.source_hook) or hook,
                         as_opt_text(event.agent_id),
                         as_opt_text(event.agent_type),
-                        as_opt_text(event.tool_use_id),
+                        tool_use_id,
                         int(event.bytes_avoided or 0),
                         # A spooled event keeps the time its hook accepted it.
                         as_opt_text(event.created_at) or stamp,
