@@ -97,6 +97,15 @@ client_option = click.option(
 )
 
 
+CLIENT_NAMES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
+def sessions_of(client: str | None) -> str:
+    """``sessions``, or ``Codex sessions`` where ``--client`` narrows the list: an empty
+    answer then says which sessions there are none of."""
+    return "sessions" if client is None else f"{CLIENT_NAMES[client]} sessions"
+
+
 def client_of(meta: dict[str, Any]) -> str:
     """The client a session ran in: ``claude_code``, ``codex`` or ``gemini``."""
     return str(meta.get("client") or "claude_code")

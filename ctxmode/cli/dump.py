@@ -17,6 +17,7 @@ from ctxmode.cli.common import (
     relative_time,
     resolve_session,
     resolve_worktree,
+    sessions_of,
     since_option,
     worktree_option,
 )
@@ -114,9 +115,9 @@ def collect(
     return {"sessions": sessions}
 
 
-def _render_text(document: dict[str, Any], store_path: str) -> None:
+def _render_text(document: dict[str, Any], store_path: str, client: str | None) -> None:
     if not document["sessions"]:
-        click.echo(f"No sessions recorded in {store_path}.")
+        click.echo(f"No {sessions_of(client)} recorded in {store_path}.")
         return
     for session in document["sessions"]:
         click.secho(visible(f"session {session['session_id']}"), bold=True)
@@ -206,4 +207,4 @@ def dump(
                     line = {"session_id": entry["session_id"], **event}
                     click.echo(visible(orjson.dumps(line).decode()))
         else:
-            _render_text(document, store.path)
+            _render_text(document, store.path, client)

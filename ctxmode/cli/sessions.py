@@ -27,6 +27,7 @@ from ctxmode.cli.common import (
     relative_time,
     resolve_session,
     resolve_worktree,
+    sessions_of,
     store_path_for,
     worktree_option,
 )
@@ -148,7 +149,7 @@ def sessions_cmd(
         if as_json:
             echo_json({"project_dir": project_dir, "store": path, "sessions": []})
         else:
-            click.echo(f"No sessions recorded for {project_dir} yet.")
+            click.echo(f"No {sessions_of(client)} recorded for {project_dir} yet.")
         return
     with open_store(project) as store:
         rows = session_rows(store, tree, client)
@@ -157,7 +158,7 @@ def sessions_cmd(
         return
     if not rows:
         where = f" in the worktree {tree}" if tree else ""
-        click.echo(f"No sessions recorded for {project_dir}{where}.")
+        click.echo(f"No {sessions_of(client)} recorded for {project_dir}{where}.")
         return
     places = [worktree_label(row, project_dir) for row in rows]
     # No column when no session knows its worktree (outside git, or all from before 0.3).
