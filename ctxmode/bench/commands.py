@@ -7,15 +7,40 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from typing import NamedTuple
 
 from ctxmode.bench.cases import BenchError
 
+NOT_INSTALLED = "not installed: the commands `ctxmode install` would write"
 
-def default_commands() -> dict[str, str]:
-    """The commands ``ctxmode install`` would write for this installation."""
+
+class Resolved(NamedTuple):
+    """The hook commands to measure and where they came from."""
+
+    commands: dict[str, str]
+    source: str
+    # False when no settings file registers ctxmode: the commands are install's plan.
+    installed: bool
+    # Not installed: whether install would register the captures in the background,
+    # and why (one clause, ``hosts.claude_code.background_mode``).
+    plan: tuple[bool, str] | None = None
+
+
+def capture_plan() -> tuple[bool, str]:
+    """Whether ``ctxmode install`` would register the captures in the background here,
+    and why: the Claude Code it would find decides (``installer.find_client``)."""
+    from ctxmode import installer
+    from ctxmode.hosts import claude_code
+
+    return claude_code.background_mode(installer.find_client().version)
+
+
+def default_commands(background: bool = False) -> dict[str, str]:
+    """The commands ``ctxmode install`` would write for this installation (every event;
+    ``background``: the captures as install registers them for a client with async hooks)."""
     from ctxmode import installer
 
-    return {spec.event: spec.command for spec in installer.hook_specs()}
+    return {spec.event: spec.command for spec in installer.hook_specs(background=background)}
 
 
 def _settings_candidates(project_dir: str) -> list[str]:
@@ -53,17 +78,15 @@ def commands_from_settings(path: str) -> dict[str, str]:
     return found
 
 
-def resolve_commands(
-    settings_path: str | None = None, project_dir: str | None = None
-) -> tuple[dict[str, str], str]:
-    """(command per event, where they came from).
+def resolve_commands(settings_path: str | None = None, project_dir: str | None = None) -> Resolved:
+    """The commands to measure, where they came from, and whether they are installed.
 
     With ``settings_path``: that file's ctxmode commands. Otherwise the installed ones
     (local, project, then user settings of the current project); when none is
-    installed, the commands this installation would write. Events a settings file
-    lacks are filled in with the latter, and the source says so.
+    installed, the commands this installation would write, the captures in the mode
+    install would choose (:func:`capture_plan`). Events a settings file lacks are
+    filled in with the latter, and the source says so.
     """
-    defaults = default_commands()
     if settings_path is not None:
         found = commands_from_settings(settings_path)
         if not found:
@@ -88,14 +111,16 @@ def resolve_commands(
                 found.update(new)
                 sources.append(candidate)
         if not found:
-            return defaults, "not installed: the commands `ctxmode install` would write"
+            plan = capture_plan()
+            return Resolved(default_commands(plan[0]), NOT_INSTALLED, False, plan)
+    defaults = default_commands()
     missing = [event for event in defaults if event not in found]
     source = ", ".join(sources)
     if missing:
         source += (
             f" (not registered there, so as `ctxmode install` would write: {', '.join(missing)})"
         )
-    return {**defaults, **found}, source
+    return Resolved({**defaults, **found}, source, True)
 
 
 def statusline_command(settings_path: str | None = None, project_dir: str | None = None) -> str:

@@ -161,7 +161,8 @@ def run(
     if not 1 <= runs <= MAX_RUNS:
         raise BenchError(f"--runs must be 1 to {MAX_RUNS:,}")
     began = time.perf_counter()
-    commands, source = resolve_commands(settings_path)
+    resolved = resolve_commands(settings_path)
+    commands, source = resolved.commands, resolved.source
     commands[STATUS_LINE] = statusline_command(settings_path)
     # The Codex CLI's commands: the same interpreter and package, with --host codex.
     from ctxmode.bench.cases import CODEX
@@ -194,15 +195,7 @@ def run(
     payloads = load_payloads()
     pythons = {case.event: interpreter_of(commands[case.event]) for case in cases}
     main_python = pythons.get("PostToolUse") or next(iter(pythons.values()))
-    notes = [
-        "captures are registered in the background: the agent does not wait for them; the "
-        "'background' row is the process's own cost, spent beside the agent loop "
-        "(scripts/bench_background.py measures the loop through the real client)"
-        if installed_background
-        else "captures are registered in the foreground: the agent waits for each; the "
-        "'background' row is what a client that runs them in the background "
-        "(Claude Code >= 2.1.19) would leave to run beside the agent loop"
-    ]
+    notes = [capture_note(installed_background, resolved.plan)]
     if not os.path.isabs(main_python):
         notes.append(
             f"the hooks start {main_python!r} found on PATH: if that is a pyenv/asdf shim "
@@ -305,6 +298,34 @@ def run(
         import_figure=figure,
         view_figures=view_figures,
     )
+
+
+def capture_note(background: bool, plan: tuple[bool, str] | None) -> str:
+    """What the 'background' row means for the captures measured: as registered, or
+    (``plan``: nothing is installed) as ``ctxmode install`` would register them here."""
+    mode = "background" if background else "foreground"
+    if plan is None:
+        how = f"captures are registered in the {mode}"
+        wait = "the agent does not wait for them" if background else "the agent waits for each"
+    else:
+        how = (
+            "nothing is installed; `ctxmode install` would register the captures in the "
+            f"{mode} ({plan[1]})"
+        )
+        wait = (
+            "the agent would not wait for them" if background else "the agent would wait for each"
+        )
+    if background:
+        row = (
+            "the 'background' row is the process's own cost, spent beside the agent loop "
+            "(scripts/bench_background.py measures the loop through the real client)"
+        )
+    else:
+        row = (
+            "the 'background' row is what a client that runs them in the background "
+            "(Claude Code >= 2.1.19) would leave to run beside the agent loop"
+        )
+    return f"{how}: {wait}; {row}"
 
 
 def _write_rollout(path: str, calls: int = 50) -> None:
