@@ -214,7 +214,9 @@ def test_installed_commands_fill_the_store(run: Run, tmp_path: Path) -> None:
     )
     assert dump.returncode == 0, dump.stderr
     sessions = json.loads(dump.stdout)["sessions"]
-    data = " ".join(event["data"] for session in sessions for event in session["events"])
+    data = " ".join(
+        json.dumps(event["data"]) for session in sessions for event in session["events"]
+    )
     assert "hello.py" in data
     assert "nonexistent-mock-dir" in data  # the failed command's error
 
