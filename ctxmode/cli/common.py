@@ -31,10 +31,39 @@ project_option = click.option(
 
 def resolve_identity(project: str | None) -> paths.Identity:
     """The identity the hooks use (:func:`ctxmode.paths.identify`): of ``--project``
-    when given, else of ``$CLAUDE_PROJECT_DIR``, else of the working directory."""
+    when given, else of ``$CLAUDE_PROJECT_DIR``, else of the working directory.
+
+    Outside git, a folder without a store of its own belongs to the nearest folder above
+    it that has one (:func:`ctxmode.paths.recorded_above`): the hooks recorded the
+    session under the folder its client started in. A note on stderr says so.
+    """
     if project:
-        return paths.identify_dir(project)
-    return paths.identify(os.getcwd(), os.environ)
+        identity = paths.identify_dir(project)
+    else:
+        identity = paths.identify(os.getcwd(), os.environ)
+    if identity.worktree is not None:
+        return identity
+    root = paths.data_root(os.environ)
+    if os.path.exists(paths.store_file(root, identity.project)):
+        return identity
+    above = paths.recorded_above(identity.project, root)
+    if above is None:
+        return identity
+    # Said once per command, however often it resolves the project.
+    context = click.get_current_context(silent=True)
+    noted = context.find_root().meta.setdefault(_NOTED, set()) if context else set()
+    if (identity.project, above) not in noted:
+        noted.add((identity.project, above))
+        click.echo(
+            f"ctxmode: {identity.project} is not in a git repository and has no store of "
+            f"its own: reading the one of {above}, the nearest folder above it where "
+            "sessions were recorded",
+            err=True,
+        )
+    return paths.Identity(above)
+
+
+_NOTED = "ctxmode.noted_stores"
 
 
 def resolve_project(project: str | None) -> str:
@@ -131,7 +160,7 @@ def open_store(
     if must_exist and not os.path.exists(path):
         raise click.ClickException(
             f"no ctxmode store for {project_dir} (expected {path}); "
-            "nothing has been recorded for this project yet"
+            f"nothing has been recorded {_where(project_dir)}"
         )
     try:
         try:
@@ -149,6 +178,17 @@ def open_store(
         raise click.ClickException(f"{path}: {exc}") from exc
     finally:
         store.close()
+
+
+def _where(project_dir: str) -> str:
+    """Where nothing was recorded: a repository (all its worktrees), or outside git the
+    folder and every folder above it (:func:`resolve_identity` looked there)."""
+    if paths.identify_dir(project_dir).worktree is not None:
+        return "for this repository yet"
+    return (
+        "yet in this folder or any folder above it (outside git, a session is recorded "
+        "under the folder its client started in)"
+    )
 
 
 # ---------------------------------------------------------------- shared options
