@@ -271,6 +271,10 @@ def test_outside_git_a_subfolder_reads_the_folder_the_session_started_in(
     assert listed["project_dir"] == real(plain)
     # Its own folder reads its own store: no note.
     assert _run("search", "plain-marker", cwd=plain)[2] == ""
+    # Deleting a whole store takes the folder named, never one found above it.
+    code, out, err = _run("purge", "--project", "--yes", cwd=plain / "src")
+    assert (code, out, err) == (0, f"Nothing recorded for {real(plain / 'src')}.\n", "")
+    assert stores(data_root) == [paths.repo_store_name(real(plain)) + ".db"]
 
 
 def test_outside_git_nothing_recorded_says_where_it_looked(tmp_path: Path, data_root: Path) -> None:

@@ -29,38 +29,38 @@ project_option = click.option(
 )
 
 
-def resolve_identity(project: str | None) -> paths.Identity:
+def resolve_identity(project: str | None, *, above: bool = True) -> paths.Identity:
     """The identity the hooks use (:func:`ctxmode.paths.identify`): of ``--project``
     when given, else of ``$CLAUDE_PROJECT_DIR``, else of the working directory.
 
     Outside git, a folder without a store of its own belongs to the nearest folder above
     it that has one (:func:`ctxmode.paths.recorded_above`): the hooks recorded the
     session under the folder its client started in. A note on stderr says so.
+    ``above=False``: the folder itself (deleting a whole store names it exactly).
     """
-    if project:
-        identity = paths.identify_dir(project)
-    else:
-        identity = paths.identify(os.getcwd(), os.environ)
-    if identity.worktree is not None:
+    identity = (
+        paths.identify_dir(project) if project else paths.identify(os.getcwd(), os.environ)
+    )
+    if identity.worktree is not None or not above:
         return identity
     root = paths.data_root(os.environ)
     if os.path.exists(paths.store_file(root, identity.project)):
         return identity
-    above = paths.recorded_above(identity.project, root)
-    if above is None:
+    found = paths.recorded_above(identity.project, root)
+    if found is None:
         return identity
     # Said once per command, however often it resolves the project.
     context = click.get_current_context(silent=True)
     noted = context.find_root().meta.setdefault(_NOTED, set()) if context else set()
-    if (identity.project, above) not in noted:
-        noted.add((identity.project, above))
+    if (identity.project, found) not in noted:
+        noted.add((identity.project, found))
         click.echo(
             f"ctxmode: {identity.project} is not in a git repository and has no store of "
-            f"its own: reading the one of {above}, the nearest folder above it where "
+            f"its own: reading the one of {found}, the nearest folder above it where "
             "sessions were recorded",
             err=True,
         )
-    return paths.Identity(above)
+    return paths.Identity(found)
 
 
 _NOTED = "ctxmode.noted_stores"
@@ -71,11 +71,11 @@ def resolve_project(project: str | None) -> str:
     return resolve_identity(project).project
 
 
-def store_path_for(project: str | None) -> tuple[str, str]:
+def store_path_for(project: str | None, *, above: bool = True) -> tuple[str, str]:
     """(repository key, its store's path). A repository whose stores still carry the
     names of an older version gets them merged first (ctxmode.store.merge), so the CLI
-    reads what the hooks wrote however it was keyed."""
-    identity = resolve_identity(project)
+    reads what the hooks wrote however it was keyed. ``above``: see :func:`resolve_identity`."""
+    identity = resolve_identity(project, above=above)
     root = paths.data_root(os.environ)
     path = paths.store_file(root, identity.project)
     if not os.path.exists(path) and os.path.isdir(os.path.join(root, "sessions")):

@@ -488,7 +488,8 @@ def purge_cmd(
         click.echo(f"Removed {plural(removed, 'file')} ({_human(size)}) under {root}.")
         return
     project_arg = None if project in (None, CURRENT) else project
-    project_dir, path = store_path_for(project_arg)
+    # The whole store is deleted only for the folder named, never one found above it.
+    project_dir, path = store_path_for(project_arg, above=bool(modes))
     if not os.path.exists(path):
         if session is not None:
             raise click.BadParameter(
