@@ -38,9 +38,7 @@ def resolve_identity(project: str | None, *, above: bool = True) -> paths.Identi
     session under the folder its client started in. A note on stderr says so.
     ``above=False``: the folder itself (deleting a whole store names it exactly).
     """
-    identity = (
-        paths.identify_dir(project) if project else paths.identify(os.getcwd(), os.environ)
-    )
+    identity = paths.identify_dir(project) if project else paths.identify(os.getcwd(), os.environ)
     if identity.worktree is not None or not above:
         return identity
     root = paths.data_root(os.environ)
