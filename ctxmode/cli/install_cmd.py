@@ -94,7 +94,7 @@ def install(
     statusline: bool,
     host: str,
 ) -> None:
-    """Register ctxmode's hooks in a Claude Code settings file (or Codex's: --host codex).
+    """Register ctxmode's hooks in a Claude Code settings file (--host: Codex's, Gemini's).
 
     Adds one handler for each of PostToolUse, PostToolUseFailure, UserPromptSubmit,
     PreCompact, SessionStart and SessionEnd, and PostCompact where the Claude Code

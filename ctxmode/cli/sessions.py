@@ -140,7 +140,7 @@ def sessions_cmd(
     One line each: start, last activity, events, compactions, session id (its first
     8 characters are enough wherever an id is asked for), the worktree and branch it
     ran in (every worktree of the repository shares one store), the client when the
-    store holds sessions of more than one (Claude Code, Codex), and the first prompt
+    store holds sessions of more than one (Claude Code, Codex, Gemini), and the first prompt
     as title.
     """
     tree = resolve_worktree(worktree, project)
