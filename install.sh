@@ -33,7 +33,7 @@ SCOPE=""
 SCOPE_DIR=""
 DRY_RUN=""
 UNINSTALL=""
-HOST=claude
+HOST=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --project|--local)
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
             SCOPE=--user
             shift ;;
         --host)
-            [ $# -ge 2 ] || die "--host needs a name (claude, codex or gemini)"
+            [ $# -ge 2 ] || die "--host needs a name (see --help)"
             HOST=$2
             shift 2 ;;
         --host=*) HOST=${1#*=}; shift ;;
@@ -72,12 +72,6 @@ elif [ -n "$SCOPE" ]; then
 else
     set --
 fi
-case "$HOST" in
-    claude) ;;
-    codex) set -- "$@" --host codex ;;
-    gemini) set -- "$@" --host gemini ;;
-    *) die "unknown host: $HOST (claude, codex or gemini)" ;;
-esac
 
 # --- a real interpreter ------------------------------------------------------------
 
@@ -101,6 +95,24 @@ for candidate in python3 python3.14 python3.13 python3.12 python3.11 python3.10 
 done
 [ -n "$PY" ] || die "no python3 >= 3.10 found (set CTXMODE_PYTHON=/path/to/python3.10+)"
 PY_VERSION=$("$PY" -c 'import platform; print(platform.python_version())')
+
+# --- the host ----------------------------------------------------------------------
+
+# The hosts are the registry's (ctxmode.hosts), read from this checkout: the module that
+# installs for the one named (its dry run below), and whether it is the default host
+# (`ctxmode install` needs no --host then).
+HOST_INFO=$("$PY" -I -S -B -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+from ctxmode import hosts
+try:
+    name = hosts.by_option(sys.argv[2]) if sys.argv[2] else hosts.DEFAULT
+except ValueError as exc:
+    raise SystemExit(f"ctxmode: error: {exc}")
+print(f"ctxmode.hosts.{name}.install", "default" if name == hosts.DEFAULT else "other")
+' "$HERE" "$HOST") || exit 1
+HOST_MODULE=${HOST_INFO% *}
+[ "${HOST_INFO#* }" = default ] || set -- "$@" --host "$HOST"
 
 # --- the data root and the environment ---------------------------------------------
 
@@ -219,17 +231,12 @@ print(sysconfig.get_path("purelib", scheme, vars={"base": sys.argv[1], "platbase
         say "would link $LINK to $CTXMODE"
         local_bin_on_path || say "(~/.local/bin is not on your PATH: the install says how to put it there)"
     fi
-    case "$HOST" in
-        codex) DRY_MODULE=ctxmode.codex_config ;;
-        gemini) DRY_MODULE=ctxmode.gemini_config ;;
-        *) DRY_MODULE=ctxmode.installer ;;
-    esac
     exec "$PY" -I -B -c '
 import importlib, sys
 sys.path.insert(0, sys.argv[1])
 dry_run_main = importlib.import_module(sys.argv[2]).dry_run_main
 raise SystemExit(dry_run_main(sys.argv[3:]))
-' "$HERE" "$DRY_MODULE" "$BIN/python" "$PKG/ctxmode" "$@"
+' "$HERE" "$HOST_MODULE" "$BIN/python" "$PKG/ctxmode" "$@"
 fi
 
 # Everything made under the data root, the environment included, is the user's alone

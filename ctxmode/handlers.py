@@ -220,7 +220,7 @@ def lookup_program(executable: str | None = None) -> str:
     """The program a lookup runs, as the hint prints it: the ``ctxmode`` beside the
     interpreter (``executable``, default this one), by absolute path and quoted only
     when it must be, else a bare ``ctxmode``. ``ctxmode install`` allows exactly this
-    program's ``search`` (ctxmode.settings_permissions): keep the two in step."""
+    program's ``search`` (ctxmode.hosts.claude_code.settings_permissions): keep the two in step."""
     bindir = os.path.dirname(executable or sys.executable)
     for name in ("ctxmode", "ctxmode.exe"):
         candidate = os.path.join(bindir, name)

@@ -1,8 +1,10 @@
-"""``ctxmode import``: a client's transcripts → the store, as the hooks would have recorded them.
+"""``ctxmode import``: the clients' own history → the store, as the hooks would have recorded it.
 
 The neutral orchestration (no click; the CLI edge is ``cli/import_cmd.py``). The client's
-side — where transcripts live, what a record means — is the host's
-(``hosts/claude_code_transcripts.py``); this module decides which store each file goes to
+side — where its history files live, what a record means — is the host's ``history`` part
+(``hosts/<name>/history.py``, for every host that has one: ``hosts.having("history")``;
+the records it returns are :mod:`ctxmode.history`'s); this module decides which store each
+file goes to
 (:func:`locate`, from the cwd its records name), runs the hooks' own masking and extractors
 (``handlers._masked`` / ``handlers._extract``, with the project's config), and writes
 each window of a file's new records in one transaction with its progress
@@ -10,7 +12,7 @@ each window of a file's new records in one transaction with its progress
 
 A file is read in windows of :data:`WINDOW` bytes, never whole (a long session's
 transcript runs to hundreds of MB): each window is cut at its last line end, read
-(``transcripts.read``), imported, and the next one starts at the chunk's offset. A window
+(the host's ``read``), imported, and the next one starts at the chunk's offset. A window
 that makes no progress (a call's result or a compaction's summary lies beyond it) is read
 again twice as large, so any file completes. What one window reads past its offset is read
 again by the next, and skipped there: the calls already taken are remembered for the file,
@@ -22,6 +24,10 @@ head (a file replaced under the same name starts again) and its mtime; a file wh
 and mtime did not change is not even opened. Each window commits with its progress, so a
 killed import resumes after the last committed window. What the hooks captured already is
 not stored twice (the store skips known ``tool_use_id``s and known prompts).
+
+Long on purpose (~650 lines): windows that resume where the last committed one stopped
+need the bookkeeping of :class:`FileRun`, and it is clearest kept beside the loop that
+uses it.
 """
 
 from __future__ import annotations
@@ -30,18 +36,20 @@ import os
 import time
 
 from ctxmode import config as config_mod
-from ctxmode import paths
+from ctxmode import hosts, paths
 from ctxmode.hashing import sha256_hex
-from ctxmode.hosts import claude_code_transcripts as transcripts
+from ctxmode.history import Boundary
 from ctxmode.store import Store
 from ctxmode.store import imports as store_imports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
+    from types import ModuleType
     from typing import Any, BinaryIO
 
     from ctxmode.events import SessionEvent
+    from ctxmode.history import Chunk
     from ctxmode.payload import HookInput
 
 # The head whose hash tells a file replaced under the same name from one that grew.
@@ -72,19 +80,50 @@ def worktree_of(cwd: str) -> str:
     return paths.identify_dir(cwd).worktree or ""
 
 
+def readers() -> dict[str, ModuleType]:
+    """The history reader of every host that has one, in registry order."""
+    return {name: hosts.part(name, "history") for name in hosts.having("history")}
+
+
+def reader_for(path: str) -> tuple[str, ModuleType]:
+    """``(host, its history reader)`` of a file given by name: the first host whose reader
+    claims it, else the default host's."""
+    found = readers()
+    for name, reader in found.items():
+        if reader.claims(path):
+            return name, reader
+    default = hosts.DEFAULT if hosts.DEFAULT in found else next(iter(found))
+    return default, found[default]
+
+
 class Transcript:
-    """A transcript file to import: where, how big, and which project and session."""
+    """A history file to import: where, how big, whose (the host and its reader), and
+    which project and session."""
 
-    __slots__ = ("agent_id", "agent_type", "cwd", "mtime_ns", "path", "project", "size", "store")
+    __slots__ = (
+        "agent_id",
+        "agent_type",
+        "cwd",
+        "host",
+        "mtime_ns",
+        "path",
+        "project",
+        "reader",
+        "size",
+        "store",
+    )
 
-    def __init__(self, path: str, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, path: str, env: Mapping[str, str], host: tuple[str, ModuleType] | None = None
+    ) -> None:
         self.path = os.path.abspath(path)
         st = os.stat(self.path)
         self.size = st.st_size
         self.mtime_ns = st.st_mtime_ns
-        self.cwd, _ = transcripts.head_cwd(self.path)
+        self.host, self.reader = host or reader_for(self.path)
+        self.cwd, _ = self.reader.head_cwd(self.path)
         self.project, self.store = locate(self.cwd, env) if self.cwd else ("", "")
-        self.agent_id, self.agent_type = transcripts.subagent_of(self.path)
+        self.agent_id, self.agent_type = self.reader.subagent_of(self.path)
 
 
 class Totals:
@@ -157,22 +196,23 @@ def find(
     files: Sequence[str] = (),
     since: float | None = None,
 ) -> list[Transcript]:
-    """The transcripts to import: ``files`` as given, else every transcript of the client's
-    folder whose records ran in a project with the store ``store`` (None: every project).
-    ``since``: only files written to at or after this epoch time."""
+    """The files to import: ``files`` as given, else every history file of every host
+    (:func:`readers`) whose records ran in a project with the store ``store`` (None: every
+    project). ``since``: only files written to at or after this epoch time."""
     if files:
         found = [Transcript(path, env) for path in files]
     else:
         found = []
-        for path in transcripts.transcript_files(transcripts.projects_dir(env)):
-            if since is not None and _mtime(path) < since:
-                continue
-            try:
-                item = Transcript(path, env)
-            except OSError:
-                continue  # deleted by the client's clean-up since the listing
-            if item.cwd and (store is None or item.store == store):
-                found.append(item)
+        for name, reader in readers().items():
+            for path in reader.files(reader.folder(env)):
+                if since is not None and _mtime(path) < since:
+                    continue
+                try:
+                    item = Transcript(path, env, (name, reader))
+                except OSError:
+                    continue  # deleted by the client's clean-up since the listing
+                if item.cwd and (store is None or item.store == store):
+                    found.append(item)
     if since is not None:
         found = [t for t in found if t.mtime_ns / 1e9 >= since]
     return found
@@ -318,7 +358,7 @@ class FileRun:
         self.replayed: set[tuple[str, int]] = set()  # compactions given a replayed snapshot
         self.replayed_counted = 0
 
-    def take(self, chunk: transcripts.Chunk) -> None:
+    def take(self, chunk: Chunk) -> None:
         """Widen the envelope by a window's records."""
         self.session_id = self.session_id or chunk.session_id
         self.cwd = self.cwd or chunk.cwd
@@ -351,7 +391,9 @@ def import_file(store: Store, item: Transcript, cfg: dict[str, object], totals: 
                 before = None  # replaced under the same name: start again
         totals.files += 1
         totals.bytes += size - start
-        run = FileRun(before or store_imports.Progress(item.path), _boundaries_before(fh, start))
+        run = FileRun(
+            before or store_imports.Progress(item.path), _boundaries_before(item.reader, fh, start)
+        )
         pos = start
         window = WINDOW
         while True:
@@ -359,7 +401,7 @@ def import_file(store: Store, item: Transcript, cfg: dict[str, object], totals: 
             if data is None:  # one line longer than the window
                 window *= 2
                 continue
-            chunk = transcripts.read(
+            chunk = item.reader.read(
                 data,
                 agent_id=item.agent_id,
                 agent_type=item.agent_type,
@@ -391,10 +433,10 @@ def _read_window(fh: BinaryIO, pos: int, size: int, window: int) -> tuple[bytes 
     return (data[:cut] if cut < len(data) else data), False
 
 
-def _boundaries_before(fh: BinaryIO, end: int) -> int:
+def _boundaries_before(reader: ModuleType, fh: BinaryIO, end: int) -> int:
     """Compactions in the file's first ``end`` bytes (a resumed import numbers on from
     them), counted a window at a time."""
-    mark = transcripts.BOUNDARY_MARK
+    mark = reader.BOUNDARY_MARK
     count = pos = 0
     tail = b""
     fh.seek(0)
@@ -404,7 +446,7 @@ def _boundaries_before(fh: BinaryIO, end: int) -> int:
             break
         pos += len(block)
         data = tail + block
-        count += transcripts.count_boundaries(data)
+        count += reader.count_boundaries(data)
         tail = data[1 - len(mark) :]  # a mark cut in two is counted with the next block
     return count
 
@@ -415,7 +457,7 @@ def _import_window(
     cfg: dict[str, object],
     totals: Totals,
     run: FileRun,
-    chunk: transcripts.Chunk,
+    chunk: Chunk,
     offset: int,
     head: bytes,
     last: bool,
@@ -502,7 +544,7 @@ def _replayer(
 
 
 def _part(run: FileRun, item: Transcript, session_id: str) -> store_imports.SessionPart:
-    part = store_imports.SessionPart(session_id, item.project, transcripts.CLIENT)
+    part = store_imports.SessionPart(session_id, item.project, item.reader.CLIENT)
     part.cwd, part.branch = run.cwd, run.branch
     part.worktree = run.worktree_of_cwd()
     part.first_at, part.last_at = run.first_at, run.last_at
@@ -511,7 +553,7 @@ def _part(run: FileRun, item: Transcript, session_id: str) -> store_imports.Sess
 
 
 def _convert(
-    store: Store, chunk: transcripts.Chunk, item: Transcript, cfg: dict[str, object], run: FileRun
+    store: Store, chunk: Chunk, item: Transcript, cfg: dict[str, object], run: FileRun
 ) -> tuple[list[store_imports.SessionPart], list[tuple[str, int, str, str | None, str]]]:
     """The chunk's items → per-session events (the hooks' extraction) and compaction rows."""
     from ctxmode import handlers
@@ -531,7 +573,7 @@ def _convert(
         return part
 
     for entry in chunk.items:
-        if isinstance(entry, transcripts.Boundary):
+        if isinstance(entry, Boundary):
             seq += 1
             sid = entry.session_id or chunk.session_id
             if not sid:
@@ -539,7 +581,7 @@ def _convert(
             part_of(sid)
             summary = None
             if entry.summary is not None:
-                summary = transcripts.compact_summary(_mask_text(entry.summary, extras)) or None
+                summary = item.reader.compact_summary(_mask_text(entry.summary, extras)) or None
             compactions.append((sid, seq, entry.trigger, summary, entry.at))
             continue
         inp = entry.inp

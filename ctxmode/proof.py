@@ -9,7 +9,7 @@ the snapshot printed after the compaction (exactly one SessionStart after a PreC
 hands it, a well-formed ``<session_resume>``), the events stored, the claims counted and
 the hook log's errors. What differs is a :class:`Client`: its shell, its environment, its
 sample session (shapes of its own payloads), the events whose stdout it reads. Each host's
-installer module makes its own (``installer.verify``, ``codex_proof.verify``).
+proof part makes its own (``ctxmode/hosts/<name>/proof.py``: ``verify(path)``).
 
 CLI-only: never imported by a hook.
 """

@@ -1,6 +1,6 @@
 """Merge and remove ctxmode's hook handlers in the text of a Claude Code settings.json.
 
-Pure text in, text out: no file I/O (``ctxmode.installer`` reads, backs up and writes).
+Pure text in, text out: no file I/O (``ctxmode.hosts.claude_code.install`` reads, backs up and writes).
 
 The file belongs to the user, so the edits are surgical: the text is scanned for the
 spans of the few containers ctxmode touches (root object → ``hooks`` → event arrays →
@@ -43,12 +43,27 @@ SHIMS: Mapping[str, str] = {
     "PostCompact": "post_compact",
 }
 
-# Shims of one host's own events (Gemini's BeforeModel): found in its settings like the rest.
-HOST_SHIMS = ("before_model",)
+
+def _host_shims() -> tuple[str, ...]:
+    """The shims of hosts' own events (a host's ``SHIMS``: Gemini's BeforeModel), from the
+    registry: found in their settings like the rest."""
+    from ctxmode import hosts
+
+    own = set(SHIMS.values())
+    found = {
+        shim
+        for name in hosts.NAMES
+        for shim in getattr(hosts.get(name), "SHIMS", {}).values()
+        if shim not in own
+    }
+    return tuple(sorted(found))
+
+
+HOST_SHIMS = _host_shims()
 _SHIM_NAMES = "|".join(sorted((*SHIMS.values(), *HOST_SHIMS), key=len, reverse=True))
 # A command runs a shim by its path (``.../ctxmode/hooks/<shim>.py``), or, in a shared
 # project file, through the per-user launcher (``ctxmode-hook <shim>``, see
-# ``ctxmode.installer.team_command``).
+# ``ctxmode.hosts.claude_code.install.team_command``).
 _MARKER = re.compile(
     r"[/\\]ctxmode[/\\]hooks[/\\](" + _SHIM_NAMES + r")\.py\b"
     r"|\bctxmode-hook['\"]?[ \t]+['\"]?(" + _SHIM_NAMES + r")\b"

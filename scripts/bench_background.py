@@ -43,7 +43,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ctxmode import installer, settings  # noqa: E402
+from ctxmode import settings  # noqa: E402
+from ctxmode.hosts.claude_code import install as installer  # noqa: E402
 from tests.e2e import claude_cli  # noqa: E402
 from tests.e2e.mock_api import MockAPI, Reply, Request, Steps, ToolCall, call, calls, say  # noqa: E402
 

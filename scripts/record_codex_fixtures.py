@@ -5,7 +5,7 @@ Runs the pinned ``@openai/codex`` (npm, cached like the e2e suite's: tests/e2e/c
 offline against the scripted mock of the Responses API (tests/e2e/codex_mock.py), in a
 throwaway HOME whose ``~/.codex/hooks.json`` registers a capture hook for every event Codex
 fires, each trusted through a ``trusted_hash`` in ``~/.codex/config.toml`` (computed by
-``ctxmode.codex_config.trusted_hash``: no trust bypass). The hook writes its stdin verbatim,
+``ctxmode.hosts.codex.install.trusted_hash``: no trust bypass). The hook writes its stdin verbatim,
 with the names of the CODEX*/CLAUDE*/PWD variables it saw (``_env_keys``) and its working
 directory (``_cwd``).
 
@@ -43,8 +43,8 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "e2e")]
 from codex_cli import ensure_codex, hermetic_env, run_codex  # noqa: E402
 from codex_mock import Call, MockResponses, Reply, Shell, Steps, patch, shell  # noqa: E402
 
-from ctxmode.codex_config import trusted_hash  # noqa: E402
 from ctxmode.hosts.codex import EVENT_LABELS  # noqa: E402
+from ctxmode.hosts.codex.install import trusted_hash  # noqa: E402
 
 CAPTURE = r"""import json, os, sys, time
 event, out = sys.argv[1], sys.argv[2]

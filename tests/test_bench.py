@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ctxmode import bench, installer, settings
-from ctxmode.bench.runner import capture_note
+from ctxmode import bench, settings
 from ctxmode.cli import main
+from ctxmode.hosts.claude_code import bench as claude_bench
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.codex.bench import CODEX
+from ctxmode.hosts.gemini import bench as gemini_bench
 from tests.hooktools import SHIMS, hook_command, hook_env
 
 LINUX = sys.platform.startswith("linux")
@@ -117,31 +120,33 @@ def test_meets_target(
 # --------------------------------------------------------------------------- payloads
 
 
-def test_every_case_has_its_payload_and_event() -> None:
+def test_every_case_has_its_payload_and_event(tmp_path: Path) -> None:
+    from ctxmode import hosts
+
     bundle = bench.load_payloads()
+    made: dict[str, str] = {}
+    for name in hosts.NAMES:
+        wanted = {case.payload for case in hosts.part(name, "bench").CASES}
+        made.update(hosts.part(name, "bench").prepare(str(tmp_path), str(tmp_path), "s", wanted))
     for case in bench.CASES:
         if case.payload == "big":
             continue
-        if case.payload in (bench.GEMINI_PLAIN, bench.GEMINI_SUMMARY):  # made at run time
-            request = json.loads(
-                bench.gemini_request("/p", "s", case.payload == bench.GEMINI_SUMMARY)
-            )
-            assert request["hook_event_name"] == case.event.removeprefix(bench.GEMINI)
-            assert len(json.dumps(request)) >= bench.GEMINI_REQUEST_BYTES
+        # A non-default host's case event is "<host>:<event>": that host's hook command of
+        # that event. A background case's "background:<event>": that event's capture, run
+        # --background.
+        event = case.event.split(":")[-1]
+        if case.payload in made:  # made at run time: a file
+            payload = json.loads(Path(made[case.payload]).read_bytes())
+            assert payload["hook_event_name"] == event
             continue
-        if case.event == bench.STATUS_LINE:  # a status payload names no hook event
+        if case.event == claude_bench.STATUS_LINE:  # a status payload names no hook event
             assert "hook_event_name" not in bundle["payloads"][case.payload]
             assert "context_window" in bundle["payloads"][case.payload]
             continue
-        # A Codex case's event is "codex:<event>": the Codex hook command of that event.
-        # A background case's "background:<event>": that event's capture, run --background.
-        event = (
-            case.event.removeprefix(bench.CODEX)
-            .removeprefix(bench.BACKGROUND)
-            .removeprefix(bench.GEMINI)
-        )
         assert bundle["payloads"][case.payload]["hook_event_name"] == event
     assert set(bundle["seed"]) <= set(bundle["payloads"])
+    request = gemini_bench.gemini_request("/p", "s", True)
+    assert len(request) >= gemini_bench.GEMINI_REQUEST_BYTES
 
 
 def test_render_fills_every_placeholder() -> None:
@@ -210,14 +215,14 @@ def test_without_settings_the_commands_install_would_write(
 ) -> None:
     # The captures in the mode install would choose for the Claude Code it finds.
     monkeypatch.setenv(installer.CLIENT_VERSION_ENV, version)
-    commands, source, installed, plan = bench.resolve_commands()
+    commands, source, plan = claude_bench.resolve_commands()
     expected = {spec.event: spec.command for spec in installer.hook_specs(background=background)}
     assert commands == expected
     assert commands["PostToolUse"].endswith(" --background") is background
     assert set(commands) == set(SHIMS)
-    assert (source, installed, plan) == (bench.NOT_INSTALLED, False, (background, why))
+    assert (source, plan) == (claude_bench.NOT_INSTALLED, (background, why))
     assert source == "not installed: the commands `ctxmode install` would write"
-    note = capture_note(background, plan)
+    note = claude_bench.capture_note(background, plan)
     mode = "background" if background else "foreground"
     assert note.startswith(
         f"nothing is installed; `ctxmode install` would register the captures in the {mode} "
@@ -241,16 +246,16 @@ def test_commands_from_an_explicit_settings_file(
 ) -> None:
     path = tmp_path / "elsewhere" / "settings.json"
     written = _settings_with(path, "/opt/py/bin/python3")
-    commands, source, installed, plan = bench.resolve_commands(str(path))
+    commands, source, plan = claude_bench.resolve_commands(str(path))
     assert commands == written
-    assert (source, installed, plan) == (str(path), True, None)
+    assert (source, plan) == (str(path), None)
 
 
 def test_installed_user_settings_win_and_gaps_are_named(no_installed_settings: Path) -> None:
     user_file = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
     written = _settings_with(user_file, "/opt/py/bin/python3", {"PostToolUse", "PreCompact"})
-    commands, source, installed, _ = bench.resolve_commands()
-    assert installed
+    commands, source, plan = claude_bench.resolve_commands()
+    assert plan is None
     defaults = {spec.event: spec.command for spec in installer.hook_specs()}
     assert commands == {**defaults, **written}
     missing = sorted(set(SHIMS) - {"PostToolUse", "PreCompact"}, key=list(defaults).index)
@@ -265,7 +270,7 @@ def test_project_local_settings_come_before_user_settings(no_installed_settings:
     _settings_with(user_file, "/user/python3")
     local_file = no_installed_settings / ".claude" / "settings.local.json"
     local = _settings_with(local_file, "/local/python3")
-    commands, source, _, _ = bench.resolve_commands(project_dir=str(no_installed_settings))
+    commands, source, _ = claude_bench.resolve_commands(project_dir=str(no_installed_settings))
     assert commands == local
     assert source == str(local_file)
 
@@ -276,7 +281,7 @@ def test_a_settings_file_without_ctxmode_is_refused(tmp_path: Path) -> None:
         '{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}'
     )
     with pytest.raises(bench.BenchError, match="no ctxmode hook is registered"):
-        bench.resolve_commands(str(path))
+        claude_bench.resolve_commands(str(path))
 
 
 # --------------------------------------------------------------------------- measuring
@@ -329,12 +334,12 @@ def test_bench_json_reports_every_hook_and_the_floor(
     report = json.loads(result.output)
     names = [hook["name"] for hook in report["hooks"]]
     assert names == [case.name for case in bench.CASES]
-    codex = {bench.CODEX + "PostToolUse", bench.CODEX + "UserPromptSubmit"}
-    background = {bench.BACKGROUND + "PostToolUse"}
-    gemini = {bench.GEMINI + "BeforeModel", bench.GEMINI + "AfterTool"}
+    codex = {CODEX + "PostToolUse", CODEX + "UserPromptSubmit"}
+    background = {claude_bench.BACKGROUND + "PostToolUse"}
+    gemini = {gemini_bench.GEMINI + "BeforeModel", gemini_bench.GEMINI + "AfterTool"}
     assert {hook["event"] for hook in report["hooks"]} == {
         *SHIMS,
-        bench.STATUS_LINE,
+        claude_bench.STATUS_LINE,
         *codex,
         *background,
         *gemini,
@@ -342,17 +347,23 @@ def test_bench_json_reports_every_hook_and_the_floor(
     # Both capture modes: the foreground command, and the same run in the background.
     by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}
     assert not by_event["PostToolUse"].endswith("--background")
-    assert by_event[bench.BACKGROUND + "PostToolUse"] == by_event["PostToolUse"] + " --background"
+    assert (
+        by_event[claude_bench.BACKGROUND + "PostToolUse"]
+        == by_event["PostToolUse"] + " --background"
+    )
     assert report["runs"] == 3
     assert report["p95_min_runs"] == bench.P95_MIN_RUNS == 20
     assert report["problems"] == []
     assert report["commands_source"].startswith("not installed")
     # Nothing installed: the captures are measured, and described, as install would
     # register them for this client (in the background), not as "registered".
-    assert report["notes"][0].startswith(
-        "nothing is installed; `ctxmode install` would register the captures in the "
-        'background (Claude Code 2.1.197 has "async" hooks): the agent would not wait'
-    )
+    assert any(
+        note.startswith(
+            "nothing is installed; `ctxmode install` would register the captures in the "
+            'background (Claude Code 2.1.197 has "async" hooks): the agent would not wait'
+        )
+        for note in report["notes"]
+    ), report["notes"]
     floor = report["floor"]
     assert floor["command"] == bench.floor_command(report["python"])
     assert floor["runs"] == 3 * len(bench.CASES)  # 33 runs: enough for a p95
@@ -370,6 +381,15 @@ def test_bench_json_reports_every_hook_and_the_floor(
         assert isinstance(hook["meets_target"], bool)
         if LINUX:
             assert hook["peak_rss_mib"] > 0
+    # The retrieval benchmark on the bundled corpus: ctxmode beside the raw-transcript BM25.
+    recall = report["recall"]
+    assert (recall["corpus"], recall["sessions"], recall["questions"]) == ("bundled", 3, 42)
+    for system in ("ctxmode", "baseline"):
+        for form in ("keyword", "natural"):
+            figures = recall["systems"][system][form]["all"]
+            assert figures["n"] == 42 and figures["errors"] == 0
+            assert 0 <= figures["hit_at_1"] <= figures["hit_at_5"] <= 1
+    assert "per_question" not in recall
     targets = {hook["name"]: hook["target"] for hook in report["hooks"]}
     assert targets["PostToolUse Edit"] == {"ratio_p50": 2.5, "ratio_p95": 3.5, "peak_rss_mib": 16.0}
     assert targets["PostToolUse Write, 20 MB"]["peak_rss_mib"] == 64.0
@@ -412,6 +432,8 @@ def test_bench_text_output_and_a_settings_file(tmp_path: Path, no_installed_sett
         "p95 targets not judged (--runs 20 or more for a p95)"
     ) in lines
     assert bench.HOW_TO_READ in result.output
+    (line,) = [line for line in lines if line.startswith("ctxmode search: ")]
+    assert line.startswith("ctxmode search: 42 questions on 3 bundled sessions, found in the top 5")
 
 
 def test_bench_rejects_zero_runs() -> None:

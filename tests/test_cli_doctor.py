@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 import ctxmode
-from ctxmode import config, doctor, hooklog, installer, paths
+from ctxmode import config, doctor, hooklog, paths
 from ctxmode.cli import main
 from ctxmode.events import make
+from ctxmode.hosts.claude_code import install as installer
 from ctxmode.store import Store, iso_utc
 from tests.hooktools import hook_command, hook_env
 
@@ -170,7 +171,7 @@ def test_healthy_install_is_all_ok(
         "Hook log\n"
         "  ok    hook log      no errors or warnings in the last 24 h\n"
         "\n"
-        "Claude Code transcripts\n"
+        "Transcripts not imported\n"
         "  ok    transcripts   no transcripts of this project in ~/.claude/projects\n"
         "\n"
         "13 ok, 0 warnings, 0 failures - ctxmode is working\n"
@@ -326,7 +327,9 @@ def test_session_start_without_compact_matcher(home: Path, project: Path) -> Non
     ],
 )
 def test_matcher_matches(matcher: Any, value: str, expected: bool) -> None:
-    assert doctor.matcher_matches(matcher, value) is expected
+    from ctxmode.hosts.claude_code.hook_commands import matcher_matches
+
+    assert matcher_matches(matcher, value) is expected
 
 
 def test_restricted_tool_matcher_warns(home: Path, project: Path) -> None:
@@ -844,7 +847,7 @@ def test_subprocess_exit_codes(home: Path, project: Path) -> None:
 
 
 def test_lookups_check_names_the_rule_or_how_to_get_one(home: Path, project: Path) -> None:
-    from ctxmode import settings_permissions
+    from ctxmode.hosts.claude_code import settings_permissions
 
     installer.install("user")
     found = checks(project)["lookups"]

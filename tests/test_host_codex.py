@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from ctxmode import hookrun
-from ctxmode.hosts import codex, codex_rollout
+from ctxmode.hosts import codex
+from ctxmode.hosts.codex import rollout as codex_rollout
 from tests.helpers import cli
 from tests.hooktools import REPO, run_hook
 

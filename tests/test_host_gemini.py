@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from ctxmode import gemini_config
 from ctxmode.hosts import gemini
+from ctxmode.hosts.gemini import install as gemini_config
 from tests.helpers import cli
 from tests.hooktools import REPO
 

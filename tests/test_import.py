@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from ctxmode import importer
-from ctxmode.hosts import claude_code_transcripts as transcripts
+from ctxmode.hosts.claude_code import history as transcripts
 from tests import secret_corpus
 from tests.helpers import cli
 from tests.hooktools import hook_env, run_hook

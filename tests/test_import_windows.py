@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from ctxmode import importer
-from ctxmode.hosts import claude_code_transcripts as transcripts
+from ctxmode.hosts.claude_code import history as transcripts
 from ctxmode.store import imports as store_imports
 from tests.hooktools import REPO, hook_env
 
@@ -417,4 +417,4 @@ def test_a_resumed_import_counts_the_compactions_before_it_a_window_at_a_time(
     monkeypatch.setattr(importer, "WINDOW", window)
     with path.open("rb") as fh:
         for end in range(0, len(data) + 1, 13):
-            assert importer._boundaries_before(fh, end) == data[:end].count(mark)
+            assert importer._boundaries_before(transcripts, fh, end) == data[:end].count(mark)

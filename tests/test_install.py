@@ -1,4 +1,4 @@
-"""ctxmode.installer and the install/uninstall commands, on settings files in a temp HOME."""
+"""ctxmode.hosts.claude_code.install and the install/uninstall commands, on settings files in a temp HOME."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 import ctxmode
-from ctxmode import installer, settings
+from ctxmode import settings
 from ctxmode.hosts import claude_code
-from ctxmode.installer import HOOK_TABLE, InstallError, install, uninstall
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.claude_code import proof as claude_proof
+from ctxmode.hosts.claude_code.install import HOOK_TABLE, InstallError, install, uninstall
 
 # What install registers for a client of unknown version: every event but the gated ones.
 CORE_TABLE = tuple(row for row in HOOK_TABLE if row[0] not in claude_code.MIN_VERSIONS)
@@ -305,7 +307,7 @@ def test_project_file_names_no_path_of_this_machine(home: Path, project: Path) -
 
 def test_team_commands_run_ctxmode_through_the_launcher(home: Path, project: Path) -> None:
     install("project", str(project))
-    proof = installer.verify(str(project / ".claude" / "settings.json"))
+    proof = claude_proof.verify(str(project / ".claude" / "settings.json"))
     assert proof.problems == []
     assert proof.ok and proof.events >= 5 and proof.claims == 1
 
@@ -332,7 +334,7 @@ def test_team_commands_are_silent_without_an_installation(
 def test_bench_measures_a_team_command_against_the_launchers_interpreter(
     home: Path, project: Path
 ) -> None:
-    from ctxmode import bench
+    from ctxmode.hosts.claude_code import bench
 
     install("project", str(project), python="/opt/py 3/bin/python3")
     assert bench.interpreter_of(installer.team_command("post_tool_use")) == "/opt/py 3/bin/python3"
@@ -784,7 +786,7 @@ def test_warns_about_the_local_file_from_a_project_subfolder(
 def test_verify_reports_failing_commands(home: Path) -> None:
     path = user_settings(home)
     install("user", python="/bin/false")
-    result = installer.verify(str(path))
+    result = claude_proof.verify(str(path))
     assert not result.ok
     assert result.calls == 10
     assert "PostToolUse exited 1" in result.problems
@@ -793,7 +795,7 @@ def test_verify_reports_failing_commands(home: Path) -> None:
 
 def test_verify_reports_missing_handlers(home: Path) -> None:
     path = write(user_settings(home), REALISTIC)
-    result = installer.verify(str(path))
+    result = claude_proof.verify(str(path))
     assert result.problems == [
         "no ctxmode handler for PostToolUse, PostToolUseFailure, UserPromptSubmit, PreCompact, "
         f"SessionStart, SessionEnd in {path}"
@@ -802,7 +804,7 @@ def test_verify_reports_missing_handlers(home: Path) -> None:
 
 def test_verify_runs_the_installed_hooks_in_a_throwaway_store(home: Path, data_root: Path) -> None:
     install("user")
-    result = installer.verify(str(user_settings(home)))
+    result = claude_proof.verify(str(user_settings(home)))
     assert result.problems == []
     assert result.calls == 10
     assert result.snapshot_ok

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import ctxmode
-from ctxmode import codex_config
 from ctxmode.hosts import codex
+from ctxmode.hosts.codex import install as codex_config
 from tests.helpers import cli
 
 USER_HOOKS = '{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": [\n          {\n            "type": "command",\n            "command": "notify-me",\n            "timeout": 5\n          }\n        ]\n      }\n    ]\n  }\n}\n'
@@ -170,10 +170,11 @@ def _codex_checks(codex_home: Path, project: Path) -> dict[str, str]:
     import os
     import time
 
-    from ctxmode.doctor import Context, check_codex
+    from ctxmode.doctor import Context
+    from ctxmode.hosts.codex.doctor import checks
 
     ctx = Context(env=dict(os.environ), project_dir=str(project), now=time.time())
-    return {check.name: check.status for check in check_codex(ctx)}
+    return {check.name: check.status for check in checks(ctx)}
 
 
 def test_doctor_checks_codexs_trust(codex_home: Path, project: Path) -> None:
@@ -214,7 +215,7 @@ def _fixture_name(event: str, payload: dict[str, object]) -> str:
 
 
 def test_the_sample_session_has_codexs_shapes(tmp_path: Path) -> None:
-    from ctxmode import codex_proof
+    from ctxmode.hosts.codex import proof as codex_proof
 
     calls = codex_proof.sample_session(str(tmp_path / "proj"), str(tmp_path))
     assert [c.event for c in calls] == [
@@ -266,7 +267,7 @@ def test_verify_on_a_project_install(codex_home: Path, project: Path) -> None:
 
 def test_verify_reports_a_broken_command(codex_home: Path) -> None:
     # The commands really run (bash -c, as Codex runs them): a python that is not there.
-    from ctxmode import codex_proof
+    from ctxmode.hosts.codex import proof as codex_proof
 
     codex_config.install(python="/nonexistent/venv/bin/python3")
     result = codex_proof.verify(str(codex_home / "hooks.json"))
@@ -294,7 +295,7 @@ def test_cli_verify_fails_saying_what_broke(
 
 
 def test_verify_reports_missing_handlers(codex_home: Path) -> None:
-    from ctxmode import codex_proof
+    from ctxmode.hosts.codex import proof as codex_proof
 
     (codex_home / "hooks.json").write_text(USER_HOOKS)
     result = codex_proof.verify(str(codex_home / "hooks.json"))
@@ -318,7 +319,8 @@ def test_verify_reports_missing_handlers(codex_home: Path) -> None:
 def test_stdout_that_breaks_codexs_contract_is_reported(
     event: str, stdout: bytes, words: str
 ) -> None:
-    from ctxmode import codex_proof, proof
+    from ctxmode import proof
+    from ctxmode.hosts.codex import proof as codex_proof
 
     client = proof.Client(
         "Codex", ("sh", "-c"), codex_proof.environment, codex_proof.sample_session,

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxmode import gemini_config, gemini_proof, settings
+from ctxmode import settings
 from ctxmode.hosts import gemini
+from ctxmode.hosts.gemini import install as gemini_config
+from ctxmode.hosts.gemini import proof as gemini_proof
 from tests.helpers import cli
 from tests.hooktools import REPO
 
@@ -122,7 +124,7 @@ def test_a_malformed_file_is_a_clear_error_and_stays(gemini_dir: Path) -> None:
 def test_gemini_has_no_local_scope(project: Path) -> None:
     result = cli("install", "--host", "gemini", "--local", str(project))
     assert result.exit_code == 2
-    assert "Gemini has no local scope" in result.output
+    assert "Gemini CLI has no local scope: use --user (~/.gemini) or --project DIR" in result.output
 
 
 def test_a_project_install_says_the_folder_must_be_trusted(project: Path, gemini_dir: Path) -> None:

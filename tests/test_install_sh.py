@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 import ctxmode
-from ctxmode import installer, settings
+from ctxmode import settings
 from ctxmode.hosts import claude_code
-from ctxmode.installer import HOOK_TABLE
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.claude_code.install import HOOK_TABLE
 from tests.hooktools import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -434,3 +435,21 @@ def test_bad_option_is_refused(run: Run) -> None:
     proc = run.sh("bad", "--bogus")
     assert proc.returncode == 2
     assert "unknown option: --bogus" in proc.stderr
+
+
+def test_an_unknown_host_is_refused_with_the_registry_names(run: Run) -> None:
+    from ctxmode import hosts
+
+    proc = run.sh("bad host", "--host", "nosuch", "--dry-run")
+    assert proc.returncode == 1
+    assert f"unknown host 'nosuch' (known: {', '.join(hosts.options())})" in proc.stderr
+
+
+def test_the_usage_names_every_host_of_the_registry() -> None:
+    """install.sh's help lists `--host NAME` for each registered host but the default one
+    (whose install needs no --host), and no other name."""
+    from ctxmode import hosts
+
+    usage = (REPO / "install.sh").read_text().split("\nset -eu", 1)[0]
+    named = set(re.findall(r"--host (\w+)", usage))
+    assert named == set(hosts.options()) - {hosts.get().OPTION}

@@ -113,8 +113,35 @@ def test_the_graph_sees_deferred_and_type_checking_imports() -> None:
 
 # -- the host seam: the core never names a client -------------------------------------------
 
-NEUTRAL = ["extract", "store", "snapshot", "events.py"]
-CLIENT_WORDS = ("Claude", "claude_code", "hookSpecificOutput", "additionalContext")
+# The core: what every client's data goes through. It speaks ctxmode's neutral vocabulary and
+# reaches a client only through the registry (``hosts.get``), never by name.
+NEUTRAL = [
+    "extract",
+    "store",
+    "snapshot",
+    "events.py",
+    "payload.py",
+    "handlers.py",
+    "hookrun.py",
+    "context.py",
+    "outcomes.py",
+    "inflight.py",
+    "spool.py",
+    "resume_cache.py",
+    "worktree.py",
+    "importer.py",
+]
+# Words of one client's output format (the hosts share them through hosts.additional_context).
+CLIENT_WORDS = ("hookSpecificOutput", "additionalContext")
+# Not yet neutral, each to be untied (not added to): Claude Code's instruction files, which
+# the file extractor counts as rules whichever client touched them, and the home folder
+# read from a Claude Code transcript path (docs/architecture.md, "Hosts").
+NOT_YET_NEUTRAL = {
+    ("extract/common.py", ".claude"),
+    ("extract/common.py", "CLAUDE.md"),
+    ("extract/common.py", "CLAUDE.local.md"),
+    ("extract/bash.py", "/.claude/projects/"),
+}
 
 
 def _neutral_files() -> list[Path]:
@@ -123,6 +150,17 @@ def _neutral_files() -> list[Path]:
         path = PACKAGE / name
         files.extend(sorted(path.glob("*.py")) if path.is_dir() else [path])
     return files
+
+
+def _client_names() -> set[str]:
+    """Every registered host's names: its package, its command-line name, its label."""
+    from ctxmode import hosts
+
+    names: set[str] = set()
+    for name in hosts.NAMES:
+        host = hosts.get(name)
+        names |= {name, host.OPTION, host.LABEL, host.LABEL.removesuffix(" CLI")}
+    return {n.lower() for n in names}
 
 
 def _code_strings_and_names(path: Path) -> set[str]:
@@ -145,18 +183,28 @@ def _code_strings_and_names(path: Path) -> set[str]:
             found.add(node.id)
         elif isinstance(node, ast.Attribute):
             found.add(node.attr)
+        elif isinstance(node, ast.alias):
+            found.add(node.name)
     return found
 
 
 def test_the_core_names_no_client_and_no_client_tool() -> None:
-    from ctxmode.hosts import NAMES, claude_code
+    from ctxmode.hosts import claude_code
 
+    clients = _client_names()
+    assert {"claude", "claude_code", "codex", "gemini"} <= clients  # the check sees them
     # Its own tools: apply_patch is also the name of ctxmode's patch extractor (and Codex's tool).
     tool_names = {tool for tool, kind in claude_code.TOOL_KINDS.items() if kind != "file.patch"}
     for path in _neutral_files():
         words = _code_strings_and_names(path)
-        named = sorted(w for w in words if any(c in w for c in CLIENT_WORDS) or w in NAMES)
-        assert not named, f"{path.relative_to(PACKAGE)} names a client: {named}"
+        where = str(path.relative_to(PACKAGE))
+        named = sorted(
+            w
+            for w in words
+            if (any(c in w for c in CLIENT_WORDS) or any(c in w.lower() for c in clients))
+            and (where, w) not in NOT_YET_NEUTRAL
+        )
+        assert not named, f"{where} names a client: {named}"
         tools = sorted(words & tool_names)
         assert not tools, f"{path.relative_to(PACKAGE)} names a client's tools: {tools}"
         modules = {
@@ -165,6 +213,16 @@ def test_the_core_names_no_client_and_no_client_tool() -> None:
             if isinstance(node, ast.ImportFrom)
         }
         assert not {m for m in modules if m.startswith("ctxmode.hosts.")}, path
+
+
+def test_the_core_check_catches_a_client_name(tmp_path: Path) -> None:
+    """The check above fails on a core module that names a client in its code."""
+    clients = _client_names()
+    for line in ('KIND = "gemini"\n', "from ctxmode.hosts import codex\n", "x = Claude_thing\n"):
+        module = tmp_path / "m.py"
+        module.write_text(line)
+        words = _code_strings_and_names(module)
+        assert any(c in w.lower() for w in words for c in clients), line
 
 
 def test_the_extractors_dispatch_on_kinds_every_host_maps_to() -> None:
@@ -179,7 +237,12 @@ def test_the_extractors_dispatch_on_kinds_every_host_maps_to() -> None:
 
 def test_the_host_modules_stay_light() -> None:
     heavy = {"json", "re", "typing", "dataclasses", "pathlib", "importlib", "sqlite3", "hashlib"}
-    for path in [*sorted((PACKAGE / "hosts").glob("*.py")), PACKAGE / "context.py"]:
+    hook_path = [
+        PACKAGE / "hosts" / "__init__.py",
+        *sorted((PACKAGE / "hosts").glob("*/__init__.py")),
+    ]
+    assert len(hook_path) > 3  # the registry and each host's package
+    for path in [*hook_path, PACKAGE / "context.py"]:
         top: set[str] = set()
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.Import):

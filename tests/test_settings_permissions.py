@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from ctxmode import handlers, installer
-from ctxmode import settings_permissions as sp
-from ctxmode.installer import install, uninstall
+from ctxmode import handlers
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.claude_code import settings_permissions as sp
+from ctxmode.hosts.claude_code.install import install, uninstall
 from ctxmode.settings import SettingsError
 
 RULE = "Bash(/home/dev/.local/share/ctxmode/venv/bin/ctxmode search:*)"

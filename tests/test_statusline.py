@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import ctxmode
-from ctxmode import installer, settings_statusline
+from ctxmode.hosts.claude_code import install as installer
+from ctxmode.hosts.claude_code import settings_statusline
 from tests.helpers import cli
 from tests.hooktools import REPO, hook_env
 

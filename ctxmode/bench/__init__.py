@@ -17,29 +17,26 @@ The click command (``ctxmode.cli.bench_cmd``) only wires options to :func:`run`,
 :func:`format_report` and :func:`report_dict`. Only that command loads this package
 (never a hook). Its modules, in the order of a run:
 
-- ``cases``: limits, :class:`BenchError`, the measured hook calls (:data:`CASES`);
-- ``commands``: which hook commands, and the interpreter (the floor) of each;
+- ``cases``: limits, :class:`BenchError`, the measured hook calls: every host's
+  (``ctxmode/hosts/<name>/bench.py``: its cases, commands, payloads and proofs), in the
+  registry's order (:func:`host_cases`);
+- ``commands``: the commands a settings file registers, the interpreter (the floor) of each;
 - ``payloads``: the sandbox: bundled payloads, the 20 MB Write, the seeded session;
 - ``launcher``: the helper process that spawns, times and measures each run;
 - ``runner``: :func:`run`: the rounds, the proof the hooks worked, the :class:`Report`;
 - ``results``: samples, statistics and results; ``report``: the table and the JSON;
 - ``imports``: the throughput of ``ctxmode import`` over a synthetic transcript;
-- ``view``: ``ctxmode view``'s page size, build and render time at 1,000 and 100,000 events.
+- ``view``: ``ctxmode view``'s page size, build and render time at 1,000 and 100,000 events;
+- ``recall``: the retrieval benchmark on the bundled corpus: ``ctxmode search`` beside BM25;
+  ``recall_report``: its figures, table and JSON.
 """
 
 from __future__ import annotations
 
 from ctxmode.bench.cases import (
-    BACKGROUND,
     BIG_MEMORY_TARGET_MIB,
     BIG_PAYLOAD_BYTES,
-    CASES,
-    CODEX,
     DEFAULT_RUNS,
-    GEMINI,
-    GEMINI_PLAIN,
-    GEMINI_REQUEST_BYTES,
-    GEMINI_SUMMARY,
     MAX_RUNS,
     MEMORY_TARGET_MIB,
     MIB,
@@ -47,26 +44,17 @@ from ctxmode.bench.cases import (
     SEED_EVENTS,
     SEED_SOURCE,
     SESSION_ID,
-    STATUS_LINE,
     TOOL_TARGET,
     BenchError,
     Case,
+    HostCommands,
+    host_cases,
 )
-from ctxmode.bench.commands import (
-    NOT_INSTALLED,
-    Resolved,
-    capture_plan,
-    commands_from_settings,
-    default_commands,
-    floor_command,
-    interpreter_of,
-    resolve_commands,
-)
+from ctxmode.bench.commands import commands_from_settings, floor_command, interpreter_of
 from ctxmode.bench.launcher import LAUNCHER, Launcher, LocalRunner, make_runner
 from ctxmode.bench.payloads import (
     PAYLOADS_FILE,
     big_payload,
-    gemini_request,
     hook_env,
     load_payloads,
     render,
@@ -76,54 +64,52 @@ from ctxmode.bench.report import HOW_TO_READ, format_report, report_dict
 from ctxmode.bench.results import CaseResult, Report, Sample, Stats, percentile, summarize
 from ctxmode.bench.runner import run
 
+
+def __getattr__(name: str) -> object:
+    # CASES: every host's cases, gathered on first use (the hosts' bench parts import
+    # this package's modules, so they cannot be gathered while it loads).
+    if name == "CASES":
+        return host_cases()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
-    "BACKGROUND",
     "BIG_MEMORY_TARGET_MIB",
     "BIG_PAYLOAD_BYTES",
     "CASES",
-    "CODEX",
     "DEFAULT_RUNS",
-    "GEMINI",
-    "GEMINI_PLAIN",
-    "GEMINI_REQUEST_BYTES",
-    "GEMINI_SUMMARY",
     "HOW_TO_READ",
     "LAUNCHER",
     "MAX_RUNS",
     "MEMORY_TARGET_MIB",
     "MIB",
-    "NOT_INSTALLED",
     "P95_MIN_RUNS",
     "PAYLOADS_FILE",
     "SEED_EVENTS",
     "SEED_SOURCE",
     "SESSION_ID",
-    "STATUS_LINE",
     "TOOL_TARGET",
     "BenchError",
     "Case",
     "CaseResult",
+    "HostCommands",
     "Launcher",
     "LocalRunner",
     "Report",
-    "Resolved",
     "Sample",
     "Stats",
     "big_payload",
-    "capture_plan",
     "commands_from_settings",
-    "default_commands",
     "floor_command",
     "format_report",
-    "gemini_request",
     "hook_env",
+    "host_cases",
     "interpreter_of",
     "load_payloads",
     "make_runner",
     "percentile",
     "render",
     "report_dict",
-    "resolve_commands",
     "run",
     "seed_session",
     "summarize",

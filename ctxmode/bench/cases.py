@@ -1,9 +1,9 @@
-"""What the benchmark runs: its limits, the hook calls it measures (:data:`CASES`, in the
-order of a session) and the targets each is held to."""
+"""What the benchmark runs: its limits, the hook calls it measures (each host's ``CASES``,
+in the order of a session: :func:`host_cases`) and the targets each is held to."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_RUNS = 40
 MAX_RUNS = 10_000
@@ -23,26 +23,6 @@ MEMORY_TARGET_MIB = 16.0
 BIG_MEMORY_TARGET_MIB = 64.0
 
 
-# The "event" of the status line command (Claude Code's ``statusLine``, no hook event).
-STATUS_LINE = "StatusLine"
-# The prefix of a case's "event" that runs the Codex CLI's hook command of that event.
-CODEX = "codex:"
-# The prefix of a case's "event" that runs the Gemini CLI's hook command of that event
-# (Gemini's event names: AfterTool, BeforeModel, ...).
-GEMINI = "gemini:"
-# Payloads made at run time, too big for the bundled file: BeforeModel's stdin is the whole
-# conversation (GEMINI_REQUEST_BYTES of it), without and with a compression summary.
-GEMINI_PLAIN = "gemini_model_plain"
-GEMINI_SUMMARY = "gemini_model_summary"
-GEMINI_REQUEST_BYTES = 1 * 1024 * 1024
-# Gemini's BeforeModel runs before every model request: with nothing to add it should cost
-# about one interpreter start (issue 24).
-MODEL_TARGET = (1.3, 1.8)
-# The prefix of a case's "event" that runs the event's capture command in the background
-# form (``--background``: what Claude Code >= 2.1.19 starts without waiting for it).
-BACKGROUND = "background:"
-
-
 class BenchError(Exception):
     """The benchmark cannot run (no hook command, unreadable settings, ...)."""
 
@@ -53,58 +33,33 @@ class Case:
 
     name: str
     event: str
-    payload: str  # key in bench_payloads.json, or "big" for the 20 MB Write
+    payload: str  # a key of the payload templates, or of the files its host made (prepare)
     target_p50: float | None = None
     target_p95: float | None = None
     target_rss_mib: float = MEMORY_TARGET_MIB
     memory_case: bool = False  # few runs: it is there for its peak memory
 
 
-# In the order of a session; the order matters: PreCompact stores the snapshot that the
-# following SessionStart (compact) claims, and the failure's error is resolved by the
-# Bash success that follows it in the same round.
-CASES: tuple[Case, ...] = (
-    # Gemini first: its BeforeModel with a summary claims the session's compaction snapshot
-    # once (building it in the first round, serving it from the cache after), before any
-    # PreCompact of a round leaves one for SessionStart (compact) to claim.
-    Case(
-        "Gemini BeforeModel, no summary",
-        GEMINI + "BeforeModel",
-        GEMINI_PLAIN,
-        *MODEL_TARGET,
-    ),
-    Case(
-        "Gemini BeforeModel, snapshot",
-        GEMINI + "BeforeModel",
-        GEMINI_SUMMARY,
-        3.5,
-    ),
-    Case("Gemini AfterTool run_shell_command", GEMINI + "AfterTool", "gemini_shell", *TOOL_TARGET),
-    Case("PostToolUse Edit", "PostToolUse", "edit", *TOOL_TARGET),
-    # The same capture as the client runs it in the background: the agent does not wait
-    # for it; this is the process's own cost, spent beside the agent loop.
-    Case("PostToolUse Edit, background", BACKGROUND + "PostToolUse", "edit", *TOOL_TARGET),
-    Case("PostToolUse Read", "PostToolUse", "read", *TOOL_TARGET),
-    Case("PostToolUseFailure Bash", "PostToolUseFailure", "failure", *TOOL_TARGET),
-    Case("PostToolUse Bash", "PostToolUse", "bash", *TOOL_TARGET),
-    Case("PostToolUse TaskCreate", "PostToolUse", "task", *TOOL_TARGET),
-    # The same hooks run by the Codex CLI (``--host codex``): its payloads, its rollout file.
-    Case("Codex PostToolUse Bash", CODEX + "PostToolUse", "codex_bash", *TOOL_TARGET),
-    Case("Codex PostToolUse apply_patch", CODEX + "PostToolUse", "codex_patch", *TOOL_TARGET),
-    Case("Codex UserPromptSubmit", CODEX + "UserPromptSubmit", "codex_prompt", 2.5),
-    Case("UserPromptSubmit", "UserPromptSubmit", "prompt", 2.5),
-    Case("PreCompact (1,000 events)", "PreCompact", "pre_compact", 3.5),
-    Case("SessionStart compact (1,000 events)", "SessionStart", "session_start_compact", 3.0),
-    Case("PostCompact", "PostCompact", "post_compact"),
-    Case("SessionEnd (1,000 events)", "SessionEnd", "session_end"),
-    Case("SessionStart startup", "SessionStart", "session_start_startup"),
-    # Not a hook, but run as often (after each message): held to a capture hook's bounds.
-    Case("Status line (1,000 events)", STATUS_LINE, "statusline", *TOOL_TARGET),
-    Case(
-        "PostToolUse Write, 20 MB",
-        "PostToolUse",
-        "big",
-        target_rss_mib=BIG_MEMORY_TARGET_MIB,
-        memory_case=True,
-    ),
-)
+@dataclass
+class HostCommands:
+    """A host's hook commands to measure: ``commands`` (case event → command), the
+    interpreter its hooks start (``python``: the floor of the report) and each command's
+    (``pythons``: the floor of each case; the main one where not given), where the
+    commands came from (``source``: "" for those ``ctxmode install`` would write) and what
+    the report should say of them (``notes``)."""
+
+    commands: dict[str, str]
+    python: str | None = None
+    pythons: dict[str, str] = field(default_factory=dict)
+    source: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def host_cases() -> tuple[Case, ...]:
+    """Every host's cases (``ctxmode/hosts/<name>/bench.py``), in the registry's order:
+    each host's in the order of a session. A host's cases claim only what its own calls
+    stored before them in the round (the default host's SessionStart ``compact`` claims
+    its PreCompact's snapshot before the others' run)."""
+    from ctxmode import hosts
+
+    return tuple(case for name in hosts.NAMES for case in hosts.part(name, "bench").CASES)

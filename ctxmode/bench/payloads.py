@@ -17,69 +17,15 @@ PAYLOADS_FILE = os.path.join(os.path.dirname(ctxmode.__file__), "data", "bench_p
 
 
 def load_payloads() -> dict[str, Any]:
+    """The bundled payload templates, and every host's own (``PAYLOADS`` of its bench part)."""
+    from ctxmode import hosts
+
     with open(PAYLOADS_FILE, encoding="utf-8") as handle:
         data: dict[str, Any] = json.load(handle)
-    data["payloads"].setdefault("gemini_shell", GEMINI_SHELL)
+    for name in hosts.NAMES:
+        for key, template in hosts.part(name, "bench").PAYLOADS.items():
+            data["payloads"].setdefault(key, template)
     return data
-
-
-# Gemini CLI 0.61.0's AfterTool of a failed command (tests/fixtures/gemini-cli-0.61.0/
-# AfterTool.run_shell_command.exit3.json, its command numbered): the failure is known from
-# "Exit Code: N" in the text only.
-GEMINI_SHELL: dict[str, Any] = {
-    "session_id": "@SESSION@",
-    "transcript_path": "@PROJECT@/.gemini-session.jsonl",
-    "cwd": "@PROJECT@",
-    "hook_event_name": "AfterTool",
-    "timestamp": "2026-12-05T07:01:19.123Z",
-    "tool_name": "run_shell_command",
-    "tool_input": {"command": "pytest tests/test_ledger_@N@.py", "description": "run the tests"},
-    "tool_response": {
-        "llmContent": "<untrusted_context>\nOutput: 1 failed in 0.02s\nExit Code: 1\n"
-        "Process Group PGID: 3576\n</untrusted_context>",
-        "returnDisplay": "1 failed in 0.02s",
-    },
-}
-
-
-def gemini_request(project: str, session: str, summary: bool, size: int | None = None) -> bytes:
-    """A BeforeModel stdin of ``size`` bytes: a long conversation (turns of prose and code),
-    with the compression's ``<state_snapshot>`` summary first when ``summary``."""
-    from ctxmode.bench.cases import GEMINI_REQUEST_BYTES
-
-    size = size or GEMINI_REQUEST_BYTES
-    first = "<session_context>\nThis is the Gemini CLI.\n</session_context>"
-    if summary:
-        first += (
-            "<state_snapshot>\nThe user and the assistant worked on the ledger.\n</state_snapshot>"
-        )
-    messages = [
-        {"role": "user", "content": first},
-        {"role": "model", "content": "Got it. Thanks for the additional context!"},
-    ]
-    turn = 0
-    body = len(first) + 200
-    while body < size:
-        turn += 1
-        text = (
-            f"Step {turn}: read src/ledger/part_{turn}.py and fix the rounding.\n"
-            + "def total(entries):\n    return round(sum(e.amount for e in entries), 2)\n" * 20
-        )
-        messages.append({"role": "user" if turn % 2 else "model", "content": text})
-        body += len(text) + 40
-    document = {
-        "session_id": session,
-        "transcript_path": f"{project}/.gemini-session.jsonl",
-        "cwd": project,
-        "hook_event_name": "BeforeModel",
-        "timestamp": "2026-12-05T07:01:18.428Z",
-        "llm_request": {
-            "model": "gemini-3.8-flash",
-            "messages": messages,
-            "config": {"temperature": 1, "topP": 0.95, "topK": 64},
-        },
-    }
-    return json.dumps(document).encode("utf-8")
 
 
 def render(template: Mapping[str, Any], project: str, session: str, n: int) -> bytes:

@@ -7,6 +7,8 @@ from typing import Any
 
 import ctxmode
 from ctxmode.bench.cases import P95_MIN_RUNS
+from ctxmode.bench.recall_report import report_dict as recall_dict
+from ctxmode.bench.recall_report import summary_line as recall_summary
 from ctxmode.bench.results import CaseResult, Report, Stats
 from ctxmode.wording import plural
 
@@ -89,6 +91,8 @@ def format_report(report: Report) -> str:
             f"rendered in {render}"
             + ("" if view.render_ms is not None else " (no headless Chromium found)")
         )
+    if report.recall is not None:
+        lines.append(recall_summary(report.recall))
     for problem in report.problems:
         lines.append(f"problem: {problem}")
     for note in report.notes:
@@ -170,6 +174,10 @@ def report_dict(report: Report) -> dict[str, Any]:
             }
             for view in report.view_figures
         ],
+        # The retrieval benchmark's figures (its per-question ranks: benchmarks/recall_bench.py).
+        "recall": None
+        if report.recall is None
+        else {k: v for k, v in recall_dict(report.recall).items() if k != "per_question"},
         "problems": report.problems,
         "notes": report.notes,
         "seconds": _round(report.seconds, 1),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ctxmode.bench.cases import MIB, P95_MIN_RUNS, Case
 from ctxmode.bench.imports import ImportFigure
+from ctxmode.bench.recall import RecallReport
 from ctxmode.bench.view import ViewFigure
 
 
@@ -86,6 +87,8 @@ class Report:
     import_figure: ImportFigure | None = None
     # ``ctxmode view``'s page size, build and render times (bench/view.py).
     view_figures: tuple[ViewFigure, ...] = ()
+    # ``ctxmode search`` on the bundled retrieval corpus, beside BM25 (bench/recall.py).
+    recall: RecallReport | None = None
 
 
 def percentile(values: Sequence[float], q: float) -> float:

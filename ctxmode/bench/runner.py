@@ -10,33 +10,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ctxmode import hosts
 from ctxmode.bench.cases import (
-    CASES,
     DEFAULT_RUNS,
-    GEMINI_PLAIN,
-    GEMINI_SUMMARY,
     MAX_RUNS,
     SEED_EVENTS,
     SESSION_ID,
-    STATUS_LINE,
     BenchError,
     Case,
+    host_cases,
 )
-from ctxmode.bench.commands import (
-    floor_command,
-    interpreter_of,
-    resolve_commands,
-    statusline_command,
-)
+from ctxmode.bench.commands import floor_command, interpreter_of
 from ctxmode.bench.launcher import Launcher, LocalRunner, make_runner
-from ctxmode.bench.payloads import (
-    big_payload,
-    gemini_request,
-    hook_env,
-    load_payloads,
-    render,
-    seed_session,
-)
+from ctxmode.bench.payloads import hook_env, load_payloads, render, seed_session
 from ctxmode.bench.results import CaseResult, Report, Sample, summarize
 from ctxmode.wording import plural
 
@@ -89,21 +75,14 @@ def _log_problems(home: str) -> list[str]:
     ]
 
 
-def _sample_failures(case: Case, sample: Sample) -> list[str]:
+def _sample_failures(case: Case, sample: Sample, benches: Sequence[Any] = ()) -> list[str]:
     problems = []
     if sample.exit_code != 0:
         problems.append(f"exit status {sample.exit_code}")
     if sample.stderr:
         problems.append(f"stderr: {sample.stderr[:200]!r}")
-    if case.payload == "session_start_compact" and b"<session_resume" not in sample.stdout:
-        problems.append("printed no <session_resume> snapshot")
-    if case.payload == GEMINI_SUMMARY and sample.stdout.count(b"<session_resume ") != 1:
-        problems.append("appended no <session_resume> snapshot (or more than one)")
-    if case.payload == GEMINI_PLAIN and sample.stdout:
-        problems.append(f"printed {sample.stdout[:80]!r} for a request with no summary")
-    if case.event == STATUS_LINE and not sample.stdout.startswith(b"ctx 1,000 ev"):
-        # Proof it read the seeded session (a status line that reads nothing is fast too).
-        problems.append(f"printed {sample.stdout[:80]!r}, not the session's status line")
+    for bench in benches:  # each host's proof of its own cases (the others ignore them)
+        problems += bench.check(case, sample)
     return problems
 
 
@@ -121,6 +100,7 @@ def _rounds(
     failures: dict[str, list[str]],
     expect: dict[str, int],
     progress: Callable[[str], None] | None,
+    benches: Sequence[Any] = (),
 ) -> None:
     """Run every case ``runs`` times, round by round, each after a run of its floor."""
     n = 100_000  # above every seeded number: no call is a duplicate of the seed
@@ -145,7 +125,7 @@ def _rounds(
             sample = runner.run(commands[case.event], stdin)
             samples[case.name].append(sample)
             expect[case.event] = expect.get(case.event, 0) + 1
-            for problem in _sample_failures(case, sample):
+            for problem in _sample_failures(case, sample, benches):
                 if problem not in failures[case.name]:
                     failures[case.name].append(problem)
 
@@ -154,48 +134,37 @@ def run(
     runs: int = DEFAULT_RUNS,
     settings_path: str | None = None,
     *,
-    cases: Sequence[Case] = CASES,
+    cases: Sequence[Case] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Run the benchmark; see the module docstring."""
     if not 1 <= runs <= MAX_RUNS:
         raise BenchError(f"--runs must be 1 to {MAX_RUNS:,}")
     began = time.perf_counter()
-    resolved = resolve_commands(settings_path)
-    commands, source = resolved.commands, resolved.source
-    commands[STATUS_LINE] = statusline_command(settings_path)
-    # The Codex CLI's commands: the same interpreter and package, with --host codex.
-    from ctxmode.bench.cases import CODEX
-    from ctxmode.codex_config import hook_specs as codex_specs
-
-    python = interpreter_of(commands.get("PostToolUse", ""))
-    for spec in codex_specs(python if os.path.isabs(python) else None):
-        commands.setdefault(CODEX + spec.event, spec.command)
-    # And the Gemini CLI's (Gemini's event names; BeforeModel has a shim of its own).
-    from ctxmode.bench.cases import GEMINI
-    from ctxmode.gemini_config import hook_specs as gemini_specs
-
-    for spec in gemini_specs(python if os.path.isabs(python) else None):
-        commands.setdefault(GEMINI + spec.event, spec.command)
-    # Both capture modes, whichever is installed: the foreground command (the agent waits
-    # for it) as "PostToolUse", the same with --background (it does not) beside it.
-    from ctxmode.bench.cases import BACKGROUND
-    from ctxmode.installer import BACKGROUND_FLAG
-
-    capture = commands.get("PostToolUse", "")
-    installed_background = capture.endswith(" " + BACKGROUND_FLAG)
-    if installed_background:
-        capture = capture[: -len(BACKGROUND_FLAG) - 1]
-        commands["PostToolUse"] = capture
-    if capture:
-        commands[BACKGROUND + "PostToolUse"] = f"{capture} {BACKGROUND_FLAG}"
+    cases = host_cases() if cases is None else cases
+    # Each host's commands (hosts/<name>/bench.py): the default host's as installed (or
+    # from ``settings_path``), the others' as install would write them, run by the same
+    # interpreter.
+    names = [hosts.DEFAULT, *(name for name in hosts.NAMES if name != hosts.DEFAULT)]
+    benches = [hosts.part(name, "bench") for name in names]
+    first = benches[0].commands(settings_path, None)
+    commands, source, notes = dict(first.commands), first.source, list(first.notes)
+    python = first.python or ""
+    wanted: dict[str, str] = dict(first.pythons)
+    for bench in benches[1:]:
+        found = bench.commands(None, python if os.path.isabs(python) else None)
+        for event, command in found.commands.items():
+            commands.setdefault(event, command)
+        wanted.update({k: v for k, v in found.pythons.items() if k not in wanted})
+        notes += found.notes
     missing = sorted({case.event for case in cases} - set(commands))
     if missing:
         raise BenchError(f"no hook command for {', '.join(missing)}")
     payloads = load_payloads()
-    pythons = {case.event: interpreter_of(commands[case.event]) for case in cases}
-    main_python = pythons.get("PostToolUse") or next(iter(pythons.values()))
-    notes = [capture_note(installed_background, resolved.plan)]
+    pythons = {
+        case.event: wanted.get(case.event) or interpreter_of(commands[case.event]) for case in cases
+    }
+    main_python = python or pythons.get("PostToolUse") or next(iter(pythons.values()))
     if not os.path.isabs(main_python):
         notes.append(
             f"the hooks start {main_python!r} found on PATH: if that is a pyenv/asdf shim "
@@ -212,22 +181,20 @@ def run(
         project = os.path.join(tmp, "project")
         os.makedirs(os.path.join(project, ".git"))
         os.makedirs(os.path.join(project, "src"))
-        _write_rollout(os.path.join(project, ".codex-rollout.jsonl"))
         env = hook_env(home, project)
         if progress:
             progress(f"seeding a session with {SEED_EVENTS:,} events")
         seeded = seed_session(env, project, payloads)
         if seeded < SEED_EVENTS:
             raise BenchError(f"seeding stopped at {seeded} events")
-        big = os.path.join(tmp, "big-payload.json")
-        if any(case.memory_case for case in cases):
-            with open(big, "wb") as handle:
-                handle.write(big_payload(project, SESSION_ID))
-        files = {"big": big}
-        for key, summary in ((GEMINI_PLAIN, False), (GEMINI_SUMMARY, True)):
-            files[key] = os.path.join(tmp, f"{key}.json")
-            with open(files[key], "wb") as handle:
-                handle.write(gemini_request(project, SESSION_ID, summary))
+        # Each host's sandbox files (Codex's rollout) and the payloads made now (the
+        # 20 MB Write, Gemini's requests): key → file, sent as it is.
+        made = os.path.join(tmp, "made")
+        os.makedirs(made)
+        files: dict[str, str] = {}
+        used = {case.payload for case in cases}
+        for bench in benches:
+            files.update(bench.prepare(project, made, SESSION_ID, used))
         scratch = os.path.join(tmp, "payloads")
         os.makedirs(scratch)
         runner = make_runner(env, project, scratch)
@@ -246,6 +213,7 @@ def run(
                 failures,
                 expect,
                 progress,
+                benches,
             )
         finally:
             runner.close()
@@ -266,6 +234,15 @@ def run(
     from ctxmode.bench.view import measure as measure_view
 
     view_figures = tuple(measure_view())
+    if progress:
+        progress("ctxmode search on the bundled retrieval questions")
+    from ctxmode.bench import recall
+
+    try:
+        recall_report: recall.RecallReport | None = recall.run_bundled(compact=True)
+    except BenchError as exc:
+        recall_report = None
+        problems.append(f"retrieval benchmark: {exc}")
     floors = {python: summarize(s) for python, s in floor_samples.items()}
     results = []
     for case in cases:
@@ -297,70 +274,8 @@ def run(
         seconds=time.perf_counter() - began,
         import_figure=figure,
         view_figures=view_figures,
+        recall=recall_report,
     )
-
-
-def capture_note(background: bool, plan: tuple[bool, str] | None) -> str:
-    """What the 'background' row means for the captures measured: as registered, or
-    (``plan``: nothing is installed) as ``ctxmode install`` would register them here."""
-    mode = "background" if background else "foreground"
-    if plan is None:
-        how = f"captures are registered in the {mode}"
-        wait = "the agent does not wait for them" if background else "the agent waits for each"
-    else:
-        how = (
-            "nothing is installed; `ctxmode install` would register the captures in the "
-            f"{mode} ({plan[1]})"
-        )
-        wait = (
-            "the agent would not wait for them" if background else "the agent would wait for each"
-        )
-    if background:
-        row = (
-            "the 'background' row is the process's own cost, spent beside the agent loop "
-            "(scripts/bench_background.py measures the loop through the real client)"
-        )
-    else:
-        row = (
-            "the 'background' row is what a client that runs them in the background "
-            "(Claude Code >= 2.1.19) would leave to run beside the agent loop"
-        )
-    return f"{how}: {wait}; {row}"
-
-
-def _write_rollout(path: str, calls: int = 50) -> None:
-    """A Codex rollout file for the Codex cases: each call and its output, a failure among
-    them. The first Codex hook reads it whole (one MAX_READ at most), later ones find
-    nothing new: the incremental read's steady state is a stat and an empty read."""
-    import json
-
-    lines = []
-    for i in range(calls):
-        call_id = f"call_rollout_{i}"
-        code = 2 if i == calls // 2 else 0
-        lines.append(
-            {
-                "type": "response_item",
-                "payload": {
-                    "type": "function_call",
-                    "name": "exec_command",
-                    "arguments": json.dumps({"cmd": f"pytest tests/test_{i}.py"}),
-                    "call_id": call_id,
-                },
-            }
-        )
-        lines.append(
-            {
-                "type": "response_item",
-                "payload": {
-                    "type": "function_call_output",
-                    "call_id": call_id,
-                    "output": f"Process exited with code {code}\nOutput:\nok\n",
-                },
-            }
-        )
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("".join(json.dumps(line) + "\n" for line in lines))
 
 
 def _ratio(value: float | None, floor: float | None) -> float | None:

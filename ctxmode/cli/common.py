@@ -13,7 +13,7 @@ import click
 import orjson
 from click.decorators import FC
 
-from ctxmode import paths
+from ctxmode import hosts, paths
 from ctxmode import store as store_mod
 from ctxmode.migrations import _sqlite3
 from ctxmode.redact import visible
@@ -115,12 +115,29 @@ worktree_option = click.option(
 )
 
 
-# The clients whose sessions a store holds (session_meta.client; NULL: Claude Code).
-CLIENTS = {"claude": "claude_code", "codex": "codex", "gemini": "gemini"}
+class HostChoice(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2 on
+    """The hosts' names on the command line (``ctxmode.hosts``), read from the registry only
+    when an option is given or the help shown: ``ctxmode search`` starts without loading
+    any host."""
+
+    def __init__(self) -> None:
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(sorted(hosts.options()))
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        """Always the registry's."""
+
+
+# The clients whose sessions a store holds (session_meta.client; NULL: the default host),
+# by their names on the command line: ``hosts.by_option`` gives the stored name.
 client_option = click.option(
     "--client",
-    type=click.Choice(sorted(CLIENTS)),
-    help="Only sessions of this client: Claude Code, the Codex CLI or the Gemini CLI.",
+    type=HostChoice(),
+    help="Only sessions of this client (as --host names it: claude is Claude Code).",
 )
 
 
@@ -134,12 +151,12 @@ def sessions_of(client: str | None) -> str:
 
 
 def client_of(meta: dict[str, Any]) -> str:
-    """The client a session ran in: ``claude_code``, ``codex`` or ``gemini``."""
-    return str(meta.get("client") or "claude_code")
+    """The host a session ran in (its name in ``ctxmode.hosts``)."""
+    return str(meta.get("client") or hosts.DEFAULT)
 
 
 def client_matches(meta: dict[str, Any], client: str | None) -> bool:
-    return client is None or client_of(meta) == CLIENTS[client]
+    return client is None or client_of(meta) == hosts.by_option(client)
 
 
 @contextmanager

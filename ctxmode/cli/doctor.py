@@ -7,7 +7,7 @@ import time
 
 import click
 
-from ctxmode import __version__, doctor
+from ctxmode import __version__, doctor, hosts
 from ctxmode.cli.common import color_enabled, echo_json, project_option, resolve_project
 from ctxmode.wording import plural
 
@@ -15,11 +15,22 @@ GROUP_TITLES = {
     "environment": "Environment",
     "data": "Data",
     "config": "Configuration",
-    "hooks": "Claude Code hooks",
     "store": "This project's store",
     "log": "Hook log",
-    "import": "Claude Code transcripts",
+    "import": "Transcripts not imported",
 }
+
+
+def group_title(group: str) -> str:
+    """A group's heading: a host's checks are headed with its name (``ctxmode.hosts``)."""
+    if group in GROUP_TITLES:
+        return GROUP_TITLES[group]
+    for name in hosts.NAMES:
+        if getattr(hosts.part(name, "doctor"), "GROUP", None) == group:
+            return f"{hosts.get(name).LABEL} hooks"
+    return group.title()
+
+
 COLOURS = {doctor.OK: "green", doctor.WARN: "yellow", doctor.FAIL: "red"}
 MAX_DETAILS = 10
 
@@ -33,7 +44,7 @@ def render(checks: list[doctor.Check], project_dir: str, *, colour: bool) -> str
         if check.group != group:
             group = check.group
             lines.append("")
-            lines.append(GROUP_TITLES.get(group, group.title()))
+            lines.append(group_title(group))
         status = f"{check.status:<4}"
         if colour:
             status = click.style(status, fg=COLOURS[check.status], bold=check.status != "ok")

@@ -7,9 +7,11 @@ from typing import Any
 import click
 import orjson
 
+from ctxmode import hosts
 from ctxmode.cli.common import (
     claim_state,
     client_matches,
+    client_of,
     client_option,
     echo_json,
     limit_option,
@@ -125,7 +127,7 @@ def collect(
                 "worktree": meta.get("worktree"),
                 "branch": meta.get("branch"),
                 "cwd": meta.get("cwd"),
-                "client": meta.get("client") or "claude_code",
+                "client": client_of(meta),
                 "started_at": meta.get("started_at"),
                 "last_event_at": meta.get("last_event_at"),
                 "event_count": meta.get("event_count"),
@@ -149,7 +151,7 @@ def _render_text(document: dict[str, Any], store_path: str, client: str | None) 
             f"{relative_time(session['last_event_at'])}, "
             f"{plural(session['event_count'] or 0, 'event')}, "
             f"{plural(session['compact_count'], 'compaction')}"
-            + ("" if session["client"] == "claude_code" else f", client {session['client']}")
+            + ("" if session["client"] == hosts.DEFAULT else f", client {session['client']}")
         )
         if session.get("worktree"):
             branch = f" (branch {session['branch']})" if session.get("branch") else ""

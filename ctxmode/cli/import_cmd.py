@@ -91,10 +91,11 @@ def import_cmd(
     as_json: bool,
     files: Sequence[str],
 ) -> None:
-    """Import Claude Code's transcripts of sessions the hooks never saw.
+    """Import the clients' own history of sessions the hooks never saw.
 
-    Reads the JSONL transcripts under ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects)
-    of this project (--project DIR, --all: every project), or the FILEs given, and
+    Reads each client's history of this project (--project DIR, --all: every project):
+    Claude Code's JSONL transcripts under ~/.claude/projects (or
+    $CLAUDE_CONFIG_DIR/projects), or the FILEs given, and
     records their tool calls, prompts, compactions and subagents as the hooks would have:
     the same extractors, the same masking, the transcript's session ids and times. Run it
     again at will: what was imported or captured by the hooks is not stored twice, and a
@@ -131,10 +132,9 @@ def import_cmd(
         echo_json(totals.as_dict())
         return
     if not found:
-        from ctxmode.hosts.claude_code_transcripts import projects_dir
-
+        folders = ", ".join(reader.folder(env) for reader in importer.readers().values())
         scope = "any project" if all_projects else "this project"
-        click.echo(f"no transcripts of {scope} in {projects_dir(env)}")
+        click.echo(f"no transcripts of {scope} in {folders}")
         return
     click.echo(summary_line(totals))
     if totals.replayed and not dry_run:

@@ -18,8 +18,8 @@ from typing import Any
 import click
 import orjson
 
+from ctxmode import hosts
 from ctxmode.cli.common import (
-    CLIENTS,
     client_option,
     color_enabled,
     limit_option,
@@ -65,8 +65,8 @@ def find(
 
     The store matches the values of the event data as a person reads them (a backslash
     is one backslash, a line break a line break), never its JSON keys or escapes.
-    ``client`` is the stored name (cli.common.CLIENTS); Claude Code's sessions may have
-    none recorded (schema 3: NULL means Claude Code).
+    ``client`` is the stored name (``hosts.by_option``); the default host's sessions may
+    have none recorded (schema 3: NULL means the default host, ``hosts.DEFAULT``).
     """
     return store.search(
         query,
@@ -76,7 +76,7 @@ def find(
         since=since,
         limit=limit,
         worktree=worktree,
-        client=None if client is None else (client, None) if client == "claude_code" else (client,),
+        client=None if client is None else (client, None) if client == hosts.DEFAULT else (client,),
     )
 
 
@@ -369,7 +369,7 @@ def search(
                 "type_": type_,
                 "since": since,
                 "worktree": tree,
-                "client": CLIENTS[client] if client else None,
+                "client": hosts.by_option(client) if client else None,
             }
             if as_json:
                 hits = find(store, text, limit=limit, **options)

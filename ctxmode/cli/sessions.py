@@ -13,7 +13,7 @@ from typing import Any
 import click
 import orjson
 
-from ctxmode import paths
+from ctxmode import hosts, paths
 from ctxmode.cli.common import (
     claim_state,
     client_matches,
@@ -80,7 +80,7 @@ def session_rows(
     store: Store, worktree: str | None = None, client: str | None = None
 ) -> list[dict[str, Any]]:
     """One dict per session, most recently active first (only those of ``worktree`` and
-    ``client``, see ``cli.common.CLIENTS``)."""
+    ``client``: its command-line name, see ``hosts.by_option``)."""
     rows = []
     resumes = store.resumes()
     for meta in store.sessions():
@@ -164,8 +164,8 @@ def sessions_cmd(
     # No column when no session knows its worktree (outside git, or all from before 0.3).
     shown = any(place != "-" for place in places)
     place_width = min(max(len("WORKTREE"), *(len(p) for p in places)), 32) if shown else 0
-    # A client column once the store holds sessions of another client than Claude Code.
-    clients = any(row["client"] != "claude_code" for row in rows)
+    # A client column once the store holds sessions of another client than the default.
+    clients = any(row["client"] != hosts.DEFAULT for row in rows)
     header = (
         f"{'STARTED':<16}  {'LAST ACTIVE':<11}  {'EVENTS':>6}  {'COMPACT':>7}  {'SESSION':<8}  "
         + (f"{'CLIENT':<11}  " if clients else "")

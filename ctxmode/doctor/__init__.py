@@ -6,29 +6,25 @@ only formats them. The inputs (environment, project, clock, the settings files'
 locations) are parameters, so the tests run every check against a temp HOME and a temp
 data root.
 
-:data:`CHECKS` is the registry, in display order, one module per group:
+:func:`checks` is the registry, in display order, one module per group:
 
 - ``environment``: the interpreter and packages; SQLite and FTS5;
 - ``data_root``: the data root and its permissions;
 - ``configuration``: the configuration files;
-- ``registration`` (over ``settings_files``, ``hook_commands``, ``switches``): which
-  Claude Code settings files register which ctxmode hooks (stale paths, duplicates,
-  missing events, the SessionStart ``compact`` matcher, the plugin enabled as well, other
-  memory tools on the same events), and what switches them off;
-- ``codex``: the Codex CLI's hooks.json and the trust entries without which Codex skips
-  the hooks (nothing when Codex is not set up);
-- ``gemini``: the Gemini CLI's settings.json (events, exact-string matchers, millisecond
-  timeouts) and, for a project's, the folder trust it needs (nothing when not set up);
+- each host's own checks, in the order of ``ctxmode.hosts.NAMES``: ``checks`` of
+  ``ctxmode/hosts/<name>/doctor.py`` (Claude Code: which settings files register which
+  hooks, what switches them off; Codex: hooks.json and the trust entries; Gemini:
+  settings.json and the folder trust; a host not set up reports nothing);
 - ``project_store``: the project's store;
 - ``hook_log``: recent errors in the hook log;
-- ``transcripts``: the client's transcripts of this project not imported yet.
+- ``transcripts``: the clients' own history of this project not imported yet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ctxmode.doctor.codex import check_codex
+from ctxmode import hosts
 from ctxmode.doctor.configuration import check_config
 from ctxmode.doctor.core import FAIL, OK, STATUSES, WARN, Check, Context, age
 from ctxmode.doctor.data_root import ROOT_SOURCES, check_data_root, store_files, unsafe_paths
@@ -40,55 +36,49 @@ from ctxmode.doctor.environment import (
     check_sqlite,
     fts5_status,
 )
-from ctxmode.doctor.gemini import check_gemini
-from ctxmode.doctor.hook_commands import (
-    command_paths,
-    launcher_path,
-    launcher_problem,
-    matcher_matches,
-    stale_paths,
-)
 from ctxmode.doctor.hook_log import LOG_FRESH_SECONDS, LOG_WINDOW_SECONDS, check_log
 from ctxmode.doctor.project_store import STALE_COMPACT_SECONDS, check_store
-from ctxmode.doctor.registration import (
-    CORE_EVENTS,
-    OTHER_MEMORY_MARKERS,
-    SESSION_START_SOURCES,
-    check_hooks,
-    hook_checks,
-    other_tool_checks,
-)
-from ctxmode.doctor.settings_files import (
-    SettingsFile,
-    read_settings,
-    settings_paths,
-    user_settings_path,
-)
-from ctxmode.doctor.switches import switch_checks
 from ctxmode.doctor.transcripts import check_transcripts
 from ctxmode.sizes import file_size, human_size
 
-CHECKS: tuple[Callable[[Context], list[Check]], ...] = (
+
+def _host_checks(name: str) -> Callable[[Context], list[Check]]:
+    """The checks of one host, its doctor module imported when they run."""
+
+    def run(ctx: Context) -> list[Check]:
+        found: list[Check] = hosts.part(name, "doctor").checks(ctx)
+        return found
+
+    run.__name__ = f"check_{name}"
+    return run
+
+
+# The checks around the hosts' own, in display order.
+BEFORE_HOSTS: tuple[Callable[[Context], list[Check]], ...] = (
     check_python,
     check_package,
     check_sqlite,
     check_data_root,
     check_config,
-    check_hooks,
-    check_codex,
-    check_gemini,
+)
+AFTER_HOSTS: tuple[Callable[[Context], list[Check]], ...] = (
     check_store,
     check_log,
     check_transcripts,
 )
 
 
+def checks() -> tuple[Callable[[Context], list[Check]], ...]:
+    """Every check, in display order: the hosts' own, in registry order, in the middle."""
+    return (*BEFORE_HOSTS, *(_host_checks(name) for name in hosts.NAMES), *AFTER_HOSTS)
+
+
 def run_all(ctx: Context) -> list[Check]:
     """Every check, in display order."""
-    checks: list[Check] = []
-    for step in CHECKS:
-        checks.extend(step(ctx))
-    return checks
+    found: list[Check] = []
+    for step in checks():
+        found.extend(step(ctx))
+    return found
 
 
 def exit_code(checks: Iterable[Check]) -> int:
@@ -96,51 +86,35 @@ def exit_code(checks: Iterable[Check]) -> int:
 
 
 __all__ = [
-    "CHECKS",
-    "CORE_EVENTS",
+    "AFTER_HOSTS",
+    "BEFORE_HOSTS",
     "FAIL",
     "LOG_FRESH_SECONDS",
     "LOG_WINDOW_SECONDS",
     "MIN_PYTHON",
     "OK",
-    "OTHER_MEMORY_MARKERS",
     "ROOT_SOURCES",
-    "SESSION_START_SOURCES",
     "STALE_COMPACT_SECONDS",
     "STATUSES",
     "TRIGRAM_SQLITE",
     "WARN",
     "Check",
     "Context",
-    "SettingsFile",
     "age",
-    "check_codex",
     "check_config",
     "check_data_root",
-    "check_gemini",
-    "check_hooks",
     "check_log",
     "check_package",
     "check_python",
     "check_sqlite",
     "check_store",
     "check_transcripts",
-    "command_paths",
+    "checks",
     "exit_code",
     "file_size",
     "fts5_status",
-    "hook_checks",
     "human_size",
-    "launcher_path",
-    "launcher_problem",
-    "matcher_matches",
-    "other_tool_checks",
-    "read_settings",
     "run_all",
-    "settings_paths",
-    "stale_paths",
     "store_files",
-    "switch_checks",
     "unsafe_paths",
-    "user_settings_path",
 ]

@@ -1,7 +1,8 @@
-"""The client's transcripts of this project that ``ctxmode import`` has not read (all) of.
+"""The clients' own history of this project that ``ctxmode import`` has not read (all) of.
 
-Cheap on purpose: the transcript folders are listed, only those whose (lossy) name could
-be this project's are looked into, a file's project is confirmed from the cwd its first
+For every host with a ``history`` part (``ctxmode.importer.readers``). Cheap on purpose:
+the host lists only the files that could be this project's (Claude Code: the transcript
+folders whose lossy name fits), a file's project is confirmed from the cwd its first
 records name, and its size is compared with the offset ``import_progress`` holds. A
 session the store does not know at all (no hook saw it, nothing imported) is the history
 that is lost when the client deletes the transcript (``cleanupPeriodDays``): that warns.
@@ -17,16 +18,18 @@ from ctxmode.wording import plural
 
 def check_transcripts(ctx: Context) -> list[Check]:
     from ctxmode import importer
-    from ctxmode.hosts import claude_code_transcripts as transcripts
 
-    folder = transcripts.projects_dir(ctx.env)
     mine = []
-    for path in transcripts.session_files(folder, prefix=transcripts.slug(ctx.project_dir)):
-        cwd, session_id = transcripts.head_cwd(path)
-        if cwd and importer.locate(cwd, ctx.env)[1] == ctx.store_path:
-            mine.append((path, session_id))
+    folders = []
+    for reader in importer.readers().values():
+        folder = reader.folder(ctx.env)
+        folders.append(_home_short(folder, ctx.env.get("HOME", "")))
+        for path in reader.project_files(folder, ctx.project_dir):
+            cwd, session_id = reader.head_cwd(path)
+            if cwd and importer.locate(cwd, ctx.env)[1] == ctx.store_path:
+                mine.append((path, session_id))
     if not mine:
-        shown = _home_short(folder, ctx.env.get("HOME", ""))
+        shown = ", ".join(folders)
         return [Check("import", "transcripts", OK, f"no transcripts of this project in {shown}")]
     done, known = _read_store(ctx.store_path)
     behind = [(p, sid) for p, sid in mine if done.get(os.path.abspath(p), -1) < _size(p)]

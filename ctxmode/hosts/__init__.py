@@ -1,28 +1,25 @@
-"""The host seam: one module per client (Claude Code first) holding all that client's details.
+"""The host seam: the registry of clients ("hosts"), each one folder holding all its details.
 
 ctxmode's core speaks a neutral vocabulary: the hook input is :class:`ctxmode.payload.HookInput`
 (event names ``PostToolUse``, ``PostToolUseFailure``, ``UserPromptSubmit``, ``PreCompact``,
 ``SessionStart``, ``SessionEnd``; fields ``session_id``, ``cwd``, ``tool_name``, ``tool_input``,
 ...), and a tool call is dispatched on its *kind* (``file.edit``, ``shell``, ``task.update``,
-``mcp``, ...; see :data:`KINDS`), never on a client's tool name. A host module turns its
-client's world into that vocabulary and back. It is a plain module (the hook path imports
-it: no json, re or typing at module level) with these names:
+``mcp``, ...; see :data:`KINDS`), never on a client's tool name. A host turns its client's
+world into that vocabulary and back, and knows everything else about its client: where its
+settings live and how ``ctxmode install`` edits them, the proof run, doctor's checks, the
+client's own history. Each host is one package, ``ctxmode/hosts/<name>/``:
 
-- ``NAME``: the host's name, as ``hookrun.main(event, host=NAME)`` and the registry know it.
-- ``parse(data: bytes, event: str) -> HookInput`` and ``salvage(head: bytes, event: str)
-  -> HookInput`` (the head of an oversized payload): stdin → the neutral input, its
-  ``tool_kind`` set; raise ``payload.PayloadError`` for input that is no hook payload.
-- ``tool_kind(tool_name: str) -> str``: the client's tool name → a kind ("" for a tool
-  ctxmode does not record).
-- ``output(event: str, text: str) -> bytes``: what the hook prints to hand ``text`` to the
-  model (``b""`` for an event whose output cannot reach it).
-- ``HOOKS``: the registration, ``(event, timeout in seconds, matcher or None)`` per hook;
-  ``SETTINGS_FORMAT``, ``USER_DIR_ENV``/``USER_DIR_DEFAULT``, ``SETTINGS_FILES`` (scope →
-  where its settings file lives): what ``ctxmode install`` writes and where.
+- ``__init__``: what a hook needs, and nothing else (the hook path imports it: no json,
+  re or typing at module level): ``NAME``, ``OPTION``, ``LABEL``, ``parse``, ``salvage``,
+  ``tool_kind``, ``TOOL_KINDS``, ``NOT_RECORDED``, ``output``, ``HOOKS``, where its
+  settings files are; optionally ``late``, ``output_for``, ``INPUT_LIMITS``,
+  ``PROJECT_FROM_ENV``;
+- ``install``, ``proof``, ``doctor``, ``bench``, and optionally ``history``: loaded on first
+  use by the commands that need them (:func:`part`), never by a hook.
 
-Adding a client: a module here with those names, its name in :data:`NAMES`, shims (or a
-``--host`` argument) that call ``hookrun.main(event, host=NAME)``, and the installer taught
-its settings format. The extractors, the store and the snapshot never change for it.
+The interface, with types, is :mod:`ctxmode.hosts.contract` (tests/test_host_contract.py
+holds every registered host to it). Adding a client: its folder, its name in :data:`NAMES`.
+The extractors, the store, the snapshot, the handlers and the harness never change for it.
 """
 
 from __future__ import annotations
@@ -31,8 +28,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
 
-DEFAULT = "claude_code"
+# The registered hosts, in the order the CLI shows them (doctor's groups, the bench's cases).
 NAMES = ("claude_code", "codex", "gemini")
+# The host of a hook whose command names none, and of a stored session that names none.
+DEFAULT = "claude_code"
+# The parts of a host package loaded on first use (``history`` is optional).
+PARTS = ("install", "proof", "doctor", "bench", "history")
 
 # The neutral tool kinds the extractors dispatch on (a host maps its tool names to these).
 KINDS = (
@@ -81,8 +82,54 @@ def additional_context(event: str, text: str) -> bytes:
 
 
 def get(name: str | None = None) -> ModuleType:
-    """The host module called ``name`` (the default host when None)."""
+    """The host package called ``name`` (the default host when None): what a hook needs."""
     name = name or DEFAULT
     if name not in NAMES:
         raise ValueError(f"unknown host {name!r} (known: {', '.join(NAMES)})")
     return __import__(f"ctxmode.hosts.{name}", fromlist=["NAME"])
+
+
+def part(name: str, role: str) -> ModuleType:
+    """A host's part (``install``, ``proof``, ``doctor``, ``bench``, ``history``), imported now.
+
+    Raises ValueError for an unknown host or part, ModuleNotFoundError when the host has
+    no such part (see :func:`having`)."""
+    get(name)
+    if role not in PARTS:
+        raise ValueError(f"unknown part {role!r} of a host (known: {', '.join(PARTS)})")
+    return __import__(f"ctxmode.hosts.{name}.{role}", fromlist=["__name__"])
+
+
+def having(role: str) -> tuple[str, ...]:
+    """The hosts that have the part ``role`` (every host has all but ``history``),
+    imported now."""
+    found = []
+    for name in NAMES:
+        try:
+            part(name, role)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"ctxmode.hosts.{name}.{role}":
+                raise  # the part is there, something it imports is not
+            continue
+        found.append(name)
+    return tuple(found)
+
+
+def options() -> dict[str, str]:
+    """Each host's name on the command line (``--host``, ``--client``) → its name here."""
+    return {str(get(name).OPTION): name for name in NAMES}
+
+
+def by_option(option: str) -> str:
+    """The host a command-line name stands for (``claude`` → ``claude_code``)."""
+    found = options().get(option)
+    if found is None:
+        known = ", ".join(options())
+        raise ValueError(f"unknown host {option!r} (known: {known})")
+    return found
+
+
+def labels() -> str:
+    """The hosts' names for people, in words: "Claude Code, Codex CLI or Gemini CLI"."""
+    names = [str(get(name).LABEL) for name in NAMES]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

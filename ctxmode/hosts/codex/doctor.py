@@ -1,7 +1,7 @@
 """Doctor checks of the Codex CLI registration: hooks.json, the events, the trust entries.
 
 Codex runs a hook only when the user's config.toml trusts it with the hash of its current
-command (``ctxmode.codex_config``); an untrusted or "modified" hook is skipped in silence by
+command (``ctxmode.hosts.codex.install``); an untrusted or "modified" hook is skipped in silence by
 ``codex exec``. So besides the events and the command paths, every ctxmode handler's trust
 entry is checked. Nothing is reported when ctxmode is not registered for Codex.
 """
@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import re
 
-from ctxmode import codex_config, settings
+from ctxmode import settings
 from ctxmode.doctor.core import FAIL, OK, WARN, Check, Context
 from ctxmode.hosts import codex
+from ctxmode.hosts.codex import install as codex_config
 
 GROUP = "codex"
 FIX = "ctxmode install --host codex (add --project DIR for a project's .codex/hooks.json)"
@@ -61,6 +62,10 @@ def check_codex(ctx: Context) -> list[Check]:
             checks.append(_project_trust(path, trust_text))
     # Codex without ctxmode is a choice, not a finding: nothing to report then.
     return checks if registered_any or checks else []
+
+
+# The host's checks, in display order: what ``ctxmode doctor`` runs (ctxmode.hosts.contract).
+checks = check_codex
 
 
 def _file_checks(

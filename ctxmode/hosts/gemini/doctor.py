@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import re
 
-from ctxmode import gemini_config, settings
+from ctxmode import settings
 from ctxmode.doctor.core import FAIL, OK, WARN, Check, Context
 from ctxmode.hosts import gemini
+from ctxmode.hosts.gemini import install as gemini_config
 
 GROUP = "gemini"
 FIX = "ctxmode install --host gemini (add --project DIR for a project's .gemini/settings.json)"
@@ -52,6 +53,10 @@ def check_gemini(ctx: Context) -> list[Check]:
         if scope == "project":
             checks.append(_project_trust(path, ctx))
     return checks
+
+
+# The host's checks, in display order: what ``ctxmode doctor`` runs (ctxmode.hosts.contract).
+checks = check_gemini
 
 
 def _file_checks(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 
 from ctxmode import payload
+from ctxmode.history import Boundary, Call, Chunk
 from ctxmode.hosts import claude_code
 
 TYPE_CHECKING = False
@@ -160,79 +161,32 @@ def head_cwd(path: str, limit: int = 256 * 1024) -> tuple[str, str]:
     return cwd, sid
 
 
+# -- what ``ctxmode import`` and ``doctor`` call (ctxmode.hosts.contract.History) -----------
+
+
+def folder(env: Mapping[str, str]) -> str:
+    """Where Claude Code keeps its transcripts (:func:`projects_dir`)."""
+    return projects_dir(env)
+
+
+def files(where: str) -> list[str]:
+    """Every transcript under ``where`` (:func:`transcript_files`)."""
+    return transcript_files(where)
+
+
+def project_files(where: str, project_dir: str) -> list[str]:
+    """The sessions' transcripts that may be ``project_dir``'s, cheaply (by the folder's
+    lossy slug: their records' cwd says for sure)."""
+    return session_files(where, prefix=slug(project_dir))
+
+
+def claims(path: str) -> bool:
+    """Whether a file given by name is a Claude Code transcript: its first records name
+    a ``sessionId``."""
+    return bool(head_cwd(path)[1])
+
+
 # -- reading ---------------------------------------------------------------------------------
-
-
-class Call:
-    """A hook that would have fired: its neutral input and when (the record's timestamp)."""
-
-    __slots__ = ("at", "inp")
-
-    def __init__(self, inp: HookInput, at: str) -> None:
-        self.inp = inp
-        self.at = at
-
-
-class Boundary:
-    """A compaction of ``session_id``: its trigger, when, and the client's summary (or None)."""
-
-    __slots__ = ("at", "session_id", "summary", "trigger")
-
-    def __init__(self, session_id: str, trigger: str, at: str) -> None:
-        self.session_id = session_id
-        self.trigger = trigger
-        self.at = at
-        self.summary: str | None = None
-
-
-class Chunk:
-    """What :func:`read` made of a file from ``start`` on.
-
-    ``offset``: where the next read starts — a line end, never past a ``tool_use`` whose
-    result was not read yet (so a pair split across two runs is still paired), nor past a
-    compaction whose summary may still come (nothing but bookkeeping read after it yet:
-    the summary is the next user record). ``records``,
-    ``skipped``, ``unknown`` count the lines before ``offset`` only; the lines after it
-    are read again next time (and what they yield is deduplicated by the store).
-    ``truncated``: an unfinished last line was left for later. ``boundaries_before``: the
-    compactions before ``start``; ``boundaries``: those between ``start`` and ``offset``
-    (the next read's ``boundaries_before`` is the sum). ``cwd``, ``branch``: the
-    first the records name (what the hooks keep: a session's first call sets them);
-    ``first_at``, ``last_at``: the earliest and latest record times.
-    """
-
-    __slots__ = (
-        "boundaries",
-        "boundaries_before",
-        "branch",
-        "cwd",
-        "first_at",
-        "items",
-        "last_at",
-        "offset",
-        "records",
-        "session_id",
-        "skipped",
-        "truncated",
-        "unknown",
-        "unknown_types",
-    )
-
-    def __init__(self, start: int) -> None:
-        self.items: list[Call | Boundary] = []
-        self.offset = start
-        self.records = 0
-        self.skipped = 0
-        self.unknown = 0
-        self.unknown_types: dict[str, int] = {}  # record type → lines (of ``unknown``)
-        self.truncated = False
-        self.session_id = ""
-        self.cwd = ""
-        self.branch = ""
-        self.first_at = ""
-        self.last_at = ""
-        self.boundaries_before = 0
-        self.boundaries = 0
 
 
 BOUNDARY_MARK = b'"subtype":"compact_boundary"'

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 NAME = "claude_code"
+OPTION = "claude"  # its name on the command line (--host, --client)
+LABEL = "Claude Code"  # its name for people
 
 # -- input ----------------------------------------------------------------------------------
 

@@ -13,12 +13,12 @@ Facts from Codex CLI 0.169.0 as run offline (``tests/fixtures/codex-0.169.0/``, 
   the first file's ``file_path``, so a failed patch and the later good one share a key).
 - There is no failure event and PostToolUse fires for failed commands too: a PostToolUse
   proves no success (``outcome_known`` is False). Failures and successes come late, from
-  the session's rollout file (``hosts/codex_rollout``), read incrementally by ``late``.
+  the session's rollout file (``hosts/codex/rollout``), read incrementally by ``late``.
 - Output: SessionStart and UserPromptSubmit take ``hookSpecificOutput.additionalContext``
   (the same JSON as Claude Code's; Codex's output schemas refuse unknown keys).
 
 On the hook path: stdlib-light, nothing but ``ctxmode.payload`` and ``ctxmode.fastjson``
-(``codex_rollout`` is imported by ``late`` only).
+(``rollout`` is imported by ``late`` only).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 NAME = "codex"
+OPTION = "codex"  # its name on the command line (--host, --client)
+LABEL = "Codex CLI"  # its name for people
 
 # -- input ----------------------------------------------------------------------------------
 
@@ -99,7 +101,7 @@ def convert(raw: dict[str, Any]) -> dict[str, Any]:
     elif kind == "file.patch":
         text = tool_input.get("command") or tool_input.get("input") or tool_input.get("patch")
         if isinstance(text, str):
-            from ctxmode.hosts.codex_rollout import first_patch_file
+            from ctxmode.hosts.codex.rollout import first_patch_file
 
             first = first_patch_file(text)
             # "patch", not "command": the error key of a patch is its first file.
@@ -180,7 +182,7 @@ LATE_EVENTS = ("PostToolUse", "UserPromptSubmit", "PreCompact", "SessionEnd")
 
 
 def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None] | None]:
-    """Tool outcomes the rollout file recorded since the last call (see codex_rollout).
+    """Tool outcomes the rollout file recorded since the last call (see ``rollout``).
 
     Returns the calls as inputs (failures as ``PostToolUseFailure``, successes as
     ``PostToolUse`` with ``outcome_known``) and a function that records how far the file
@@ -188,7 +190,7 @@ def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None]
     """
     if inp.event not in LATE_EVENTS or not inp.transcript_path or not root:
         return [], None
-    from ctxmode.hosts import codex_rollout
+    from ctxmode.hosts.codex import rollout as codex_rollout
 
     return codex_rollout.read_outcomes(inp, root)
 

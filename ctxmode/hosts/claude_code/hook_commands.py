@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxmode import settings
-from ctxmode.doctor.settings_files import display, home_dir
+from ctxmode.hosts.claude_code.settings_files import display, home_dir
 from ctxmode.settings import Registration
 
 
@@ -71,7 +71,7 @@ def launcher_path(env: Mapping[str, str]) -> str:
 
 def launcher_problem(env: Mapping[str, str]) -> str | None:
     """Why the launcher cannot run ctxmode (then its hooks do nothing), else None."""
-    from ctxmode import installer
+    from ctxmode.hosts.claude_code import install as installer
 
     path = display(launcher_path(env), env)
     try:

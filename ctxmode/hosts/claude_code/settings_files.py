@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmode import settings, settings_permissions
+from ctxmode import settings
 from ctxmode.doctor.core import Context
 from ctxmode.hosts import claude_code
+from ctxmode.hosts.claude_code import settings_permissions
 from ctxmode.settings import Registration, SettingsError
 
 

@@ -20,11 +20,12 @@ hooks.json it just wrote: the hashes follow a changed command (a hook whose hash
 longer matches is "modified" to Codex, and does not run).
 
 CLI-only (``ctxmode install --host codex``, ``doctor``): never imported by a hook.
+Long on purpose (~600 lines): hooks.json and config.toml's trust block change together, so
+both edits, their exact inverses and what the CLI says of them are in one place.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -35,10 +36,19 @@ from typing import Any
 
 import ctxmode
 from ctxmode import settings
+from ctxmode.config_files import InstallError, Report, UsageError, display_path
+from ctxmode.config_files import read_text as _read
+from ctxmode.config_files import unified_diff as _diff
+from ctxmode.config_files import write_keeping_mode as _write
 from ctxmode.hosts import codex
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project")
+# What ``ctxmode install --help`` says of this host (after its --host name).
+HELP = (
+    "the Codex CLI (~/.codex/hooks.json and the trust entries of ~/.codex/config.toml; "
+    "--user or --project DIR)"
+)
 HOST_ARGUMENT = "--host codex"
 BEGIN = "# >>> ctxmode: trusted hooks (written by `ctxmode install --host codex`; do not edit)"
 END = "# <<< ctxmode: trusted hooks"
@@ -48,8 +58,8 @@ _FLAG_OPEN = " ["
 _FLAG_CLOSE = "] >>>"
 
 
-class CodexConfigError(Exception):
-    """The Codex configuration cannot be changed safely; the message says why and where."""
+# The Codex configuration cannot be changed safely; the message says why and where.
+CodexConfigError = InstallError
 
 
 @dataclass(frozen=True)
@@ -324,49 +334,6 @@ def trusted_keys(text: str) -> dict[str, str]:
 # --------------------------------------------------------------------------- files
 
 
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CodexConfigError(f"cannot read {path}: {exc}") from None
-
-
-def _write(path: str, text: str) -> None:
-    """Write atomically, keeping the file's mode (a new file: 0600, it is the user's)."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o600
-    tmp = f"{path}.ctxmode-{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        os.write(fd, text.encode("utf-8"))
-    finally:
-        os.close(fd)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
-
-
-def _diff(old: str | None, new: str | None, path: str) -> str:
-    if old == new:
-        return ""
-    out = []
-    lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
-        fromfile=path if old is not None else "/dev/null",
-        tofile=path if new is not None else "/dev/null",
-    )
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
-
-
 def _hooks_doc_or_raise(text: str, path: str) -> None:
     try:
         value = settings.parse(text, path) if text.strip() else {}
@@ -595,3 +562,64 @@ def _holds_nothing(text: str) -> bool:
         return False
     hooks = value.get("hooks")
     return set(value) <= {"hooks"} and (not hooks or hooks == {})
+
+
+# --------------------------------------------------------------------------- what the CLI says
+
+
+def cli_install(
+    report: Report,
+    scope: str,
+    project_dir: str | None,
+    *,
+    dry_run: bool = False,
+    verify: bool = False,
+    statusline: bool = False,
+) -> None:
+    """``ctxmode install --host codex``: install, then say what was done (``report``)."""
+    if statusline:
+        raise UsageError("--statusline is Claude Code's; Codex has no status line command")
+    result = install(scope, project_dir, dry_run=dry_run)
+    for note in result.notes:
+        report.note(f"note: {note}")
+    if dry_run:
+        report.write(result.diff or "nothing to change\n")
+        return
+    verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
+    line = (
+        f"ctxmode {ctxmode.__version__} {verb[result.action]} for Codex: {result.hooks} hooks "
+        f"in {display_path(result.hooks_path)}, trusted in {display_path(result.trust_path)} "
+        f"({result.trusted} entries)"
+    )
+    if result.action == "updated":
+        line += " (old entries and their trust replaced)"
+    if verify:
+        from ctxmode import proof
+        from ctxmode.hosts.codex import proof as codex_proof
+
+        outcome = codex_proof.verify(result.hooks_path)
+        if not outcome.ok:
+            raise InstallError(
+                proof.failed(line, outcome, "Codex", "ctxmode uninstall --host codex")
+            )
+        line += proof.verified(outcome, "a sample Codex session")
+    report.say(line)
+
+
+def cli_uninstall(
+    report: Report, scope: str, project_dir: str | None, *, dry_run: bool = False
+) -> None:
+    """``ctxmode uninstall --host codex``: uninstall, then say what was done (``report``)."""
+    result = uninstall(scope, project_dir, dry_run=dry_run)
+    if dry_run:
+        report.write(result.diff or "nothing to change: ctxmode is not installed for Codex\n")
+        return
+    if result.action == "not installed":
+        report.say(
+            f"ctxmode is not installed in {display_path(result.hooks_path)}: nothing changed"
+        )
+    else:
+        report.say(
+            f"ctxmode hooks removed from {display_path(result.hooks_path)} and their trust "
+            f"from {display_path(result.trust_path)}"
+        )

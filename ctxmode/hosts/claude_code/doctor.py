@@ -10,19 +10,21 @@ from collections.abc import Mapping, Sequence
 
 from ctxmode import settings
 from ctxmode.doctor.core import FAIL, OK, WARN, Check, Context
-from ctxmode.doctor.hook_commands import launcher_problem, matcher_matches, stale_paths
-from ctxmode.doctor.settings_files import (
+from ctxmode.hosts import claude_code
+from ctxmode.hosts.claude_code.hook_commands import launcher_problem, matcher_matches, stale_paths
+from ctxmode.hosts.claude_code.settings_files import (
     SettingsFile,
     display,
     read_settings,
     scope_flag,
     settings_paths,
 )
-from ctxmode.doctor.switches import switch_checks
-from ctxmode.hosts import claude_code
+from ctxmode.hosts.claude_code.switches import switch_checks
 from ctxmode.settings import Registration
 from ctxmode.wording import plural
 
+# The doctor group of these checks (its heading: the host's label).
+GROUP = "hooks"
 # Events whose absence breaks ctxmode outright (nothing recorded, nothing injected).
 CORE_EVENTS = ("PostToolUse", "SessionStart")
 SESSION_START_SOURCES = ("startup", "resume", "clear", "compact", "fork")
@@ -46,6 +48,10 @@ PluginKeys = list[tuple[SettingsFile, str]]
 def check_hooks(ctx: Context) -> list[Check]:
     files = [read_settings(scope, path) for scope, path in settings_paths(ctx)]
     return hook_checks(files, ctx) + switch_checks(files, ctx)
+
+
+# The host's checks, in display order: what ``ctxmode doctor`` runs (ctxmode.hosts.contract).
+checks = check_hooks
 
 
 def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
@@ -166,14 +172,14 @@ _NUMBERS = {5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
 def _client_version(ctx: Context) -> tuple[int, ...] | None:
-    from ctxmode.installer import client_version
+    from ctxmode.hosts.claude_code.install import client_version
 
     return client_version(ctx.env)
 
 
 def _gated_note(missing: Sequence[str], version: tuple[int, ...] | None) -> tuple[str, str, str]:
     """(status, words, fix) for version-gated events not registered (``MIN_VERSIONS``)."""
-    from ctxmode.installer import CLIENT_VERSION_ENV, version_text
+    from ctxmode.hosts.claude_code.install import CLIENT_VERSION_ENV, version_text
 
     names = ", ".join(missing)
     if version is None:
@@ -219,7 +225,7 @@ def event_checks(
     if plugin_keys and version is not None:
         old = [e for e, least in claude_code.MIN_VERSIONS.items() if version < least]
         if old:
-            from ctxmode.installer import version_text
+            from ctxmode.hosts.claude_code.install import version_text
 
             return [
                 Check(
@@ -397,9 +403,9 @@ def duplicate_checks(registered: Registered) -> list[Check]:
 def lookup_permission_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
     """Whether the snapshot's lookups run without asking in the default permission mode:
     the ``permissions.allow`` rule ``ctxmode install`` writes for this installation's
-    ``ctxmode`` (see ctxmode.settings_permissions)."""
+    ``ctxmode`` (see ctxmode.hosts.claude_code.settings_permissions)."""
     from ctxmode.handlers import lookup_program
-    from ctxmode.settings_permissions import rule_for
+    from ctxmode.hosts.claude_code.settings_permissions import rule_for
 
     wanted = rule_for(lookup_program(ctx.python))
     found = [(info, rule) for info in files for rule in info.lookup_rules]

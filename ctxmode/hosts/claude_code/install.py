@@ -1,10 +1,12 @@
 """Install and uninstall ctxmode's hooks in a Claude Code settings file.
 
 Plain functions with explicit parameters that return a result (pre-commit's
-``install_uninstall`` style); the click commands in ``ctxmode.cli.install_cmd`` only
-wire options to them. The text surgery lives in :mod:`ctxmode.settings`; this module
-owns the files: where they are per scope, the backup, the atomic replace, and the
-checks around them (double registration, a proof run of the installed hooks).
+``install_uninstall`` style); :func:`cli_install` and :func:`cli_uninstall` word the
+result, and the click commands in ``ctxmode.cli.install_cmd`` only print it. The text
+surgery lives in :mod:`ctxmode.settings`, reading and writing files in
+:mod:`ctxmode.config_files`; this module owns Claude Code's files: where they are per
+scope, the backup, the team launcher, and the checks around them (double registration;
+the proof run of the installed hooks is :mod:`ctxmode.hosts.claude_code.proof`).
 
 Safety rules:
 
@@ -17,31 +19,41 @@ Safety rules:
 - Uninstall restores the backup byte for byte when the file is exactly "backup plus
   ctxmode's entries"; otherwise it removes ctxmode's entries surgically.
 
-Long on purpose (~900 lines): every file install and uninstall write goes through here,
-so the safety rules above are checked in one place; the proof run's sample session
-(about 150 lines of payloads) sits at the end.
+Long on purpose (~1,000 lines): every file install and uninstall write goes through here,
+so the safety rules above are checked in one place, and so does what the CLI says of it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import ctxmode
-from ctxmode import paths, proof, settings, settings_permissions, settings_statusline
+from ctxmode import paths, proof, settings
+from ctxmode.config_files import (
+    BACKUP_SUFFIX,
+    InstallError,
+    Report,
+    display_path,
+    file_mode,
+    read_text,
+    umask,
+    unified_diff,
+    write_atomic,
+)
 from ctxmode.hosts import claude_code
+from ctxmode.hosts.claude_code import settings_permissions, settings_statusline
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project", "local")
-BACKUP_SUFFIX = ".ctxmode-backup"
+# What ``ctxmode install --help`` says of this host (after its --host name).
+HELP = "Claude Code (~/.claude/settings.json; --user, --project DIR or --local DIR)"
 PLUGIN_NAME = "ctxmode"
 
 # The shared project file (--project) names no path of this machine: its commands run
@@ -58,10 +70,6 @@ HOOK_TABLE: tuple[tuple[str, int, str | None], ...] = claude_code.HOOKS
 # The shim argument of a capture run in the background (= hookrun.BACKGROUND_FLAG; the
 # installer does not import the hook harness).
 BACKGROUND_FLAG = "--background"
-
-
-class InstallError(Exception):
-    """Installation cannot proceed; the message says why (and which file)."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +192,7 @@ def statusline_command(python: str | None = None, package_dir: str | None = None
 
 def lookup_rules(scope: str, python: str | None = None) -> tuple[list[str], str]:
     """(ctxmode's ``permissions.allow`` rules for a scope, why none) — see
-    :mod:`ctxmode.settings_permissions`: the snapshot's lookups, run by this
+    :mod:`ctxmode.hosts.claude_code.settings_permissions`: the snapshot's lookups, run by this
     installation's ``ctxmode``, then run without asking in the default permission mode."""
     from ctxmode.handlers import lookup_program
 
@@ -432,75 +440,6 @@ def _check_scripts() -> None:
 # --------------------------------------------------------------------------- files
 
 
-def _read(path: str) -> str | None:
-    """The file's text, or None when it does not exist."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise InstallError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InstallError(f"{path}: not UTF-8 text (byte {exc.start}); left untouched") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _write_atomic(path: str, text: str, mode: int | None) -> None:
-    """Replace ``path`` in one step; a crash leaves the old file or the new one."""
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _mode(path: str) -> int | None:
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return None
-
-
-def display_path(path: str) -> str:
-    """``path`` with the home directory shown as ``~``."""
-    home = os.path.expanduser("~")
-    if home not in ("", "/", "~") and path.startswith(home + os.sep):
-        return "~" + path[len(home) :]
-    return path
-
-
-def _diff(old: str, new: str, path: str) -> str:
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=path,
-        tofile=path,
-    )
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
-
-
 def _parse_or_raise(text: str, path: str) -> None:
     try:
         value = settings.parse(text, path)
@@ -563,7 +502,7 @@ def registration_warnings(
 
 def _read_quietly(path: str) -> str | None:
     try:
-        return _read(path)
+        return read_text(path)
     except InstallError:
         return None
 
@@ -584,7 +523,7 @@ def install(
     """Merge ctxmode's handlers into the scope's settings file.
 
     ``statusline``: also set ctxmode's status line (composed with one already there,
-    see :mod:`ctxmode.settings_statusline`); one installed before is kept up to date
+    see :mod:`ctxmode.hosts.claude_code.settings_statusline`); one installed before is kept up to date
     either way. Not in the project scope: a status line is personal, not the team's.
 
     The user and local scopes run this interpreter on this package's hook scripts by
@@ -596,7 +535,7 @@ def install(
     """
     path = settings_path(scope, project_dir)
     target = os.path.realpath(path)  # write through a symlink, never over it
-    old = _read(target)
+    old = read_text(target)
     before = old if old is not None else ""
     _parse_or_raise(before, path)
     if version == "detect":
@@ -648,12 +587,12 @@ def install(
     changed = new != before or old is None
     action = "unchanged" if not changed else ("updated" if had else "installed")
     warnings = tuple(registration_warnings(scope, path, project_dir, managed))
-    diff = _diff(before, new, path) if changed else ""
+    diff = unified_diff(before, new, path) if changed else ""
     launcher: str | None = None
     launcher_text_new: str | None = None
     if scope == "project":
         launcher = launcher_path()
-        old_launcher = _read(launcher)
+        old_launcher = read_text(launcher)
         text = launcher_text(python, package_dir)
         if old_launcher != text:
             if old_launcher is not None and LAUNCHER_TAG not in old_launcher:
@@ -662,7 +601,7 @@ def install(
                     "this again"
                 )
             launcher_text_new = text
-            diff += _diff(old_launcher or "", text, launcher)
+            diff += unified_diff(old_launcher or "", text, launcher)
     backup = None
     if not dry_run:
         created: list[str] = []  # folders this install makes: uninstall removes them again
@@ -672,11 +611,11 @@ def install(
                 # Beside the path the user knows (a symlinked file's target may live in
                 # a dotfiles repository that should not collect ctxmode's files).
                 backup = path + BACKUP_SUFFIX
-                _write_atomic(backup, old, _mode(target))
+                write_atomic(backup, old, file_mode(target))
             _replace_checked(target, old, new)
         if launcher is not None and launcher_text_new is not None:
             created += paths.missing_dirs(os.path.dirname(launcher))
-            _write_atomic(launcher, launcher_text_new, 0o755 & ~_umask())
+            write_atomic(launcher, launcher_text_new, 0o755 & ~umask())
         _remember(created_dirs=created, team_file=target if launcher else None)
     return InstallResult(
         scope,
@@ -794,7 +733,7 @@ def _save_record(record: dict[str, list[str]]) -> None:
     try:
         root = paths.data_root(os.environ)
         paths.ensure_dir(root)
-        _write_atomic(_record_path(), json.dumps(record, indent=2) + "\n", 0o600)
+        write_atomic(_record_path(), json.dumps(record, indent=2) + "\n", 0o600)
     except OSError:
         pass
 
@@ -849,9 +788,9 @@ def _launcher_in_use(record: dict[str, list[str]]) -> bool:
 
 def _replace_checked(target: str, expected: str | None, new: str) -> None:
     """Write ``new`` unless the file changed since it was read (another writer won)."""
-    if _read(target) != expected:
+    if read_text(target) != expected:
         raise InstallError(f"{target} changed while ctxmode was editing it; run the command again")
-    _write_atomic(target, new, _mode(target))
+    write_atomic(target, new, file_mode(target))
 
 
 def _restorable_backup(current: str, backup: str | None) -> bool:
@@ -891,7 +830,7 @@ def uninstall(
     """
     path = settings_path(scope, project_dir)
     target = os.path.realpath(path)
-    old = _read(target)
+    old = read_text(target)
     if old is None:
         return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0)
     _parse_or_raise(old, path)
@@ -920,7 +859,7 @@ def uninstall(
         # A file left with nothing in it, whose backup holds nothing of the user's
         # either, was ctxmode's own creation: it goes away again.
         delete_file = _holds_nothing(new) and (backup is None or _holds_nothing(backup))
-    diff = _diff(old, "" if delete_file else new, path)
+    diff = unified_diff(old, "" if delete_file else new, path)
     warnings = tuple(registration_warnings(scope, path, project_dir, managed))
     written_backup = None
     action = "deleted" if delete_file else "removed"
@@ -935,7 +874,7 @@ def uninstall(
             os.unlink(backup_path)  # the original is back: the backup has served
         else:
             written_backup = backup_path
-            _write_atomic(backup_path, old, _mode(target))
+            write_atomic(backup_path, old, file_mode(target))
             _replace_checked(target, old, new)
         removed = _tidy_up(target)
     return InstallResult(
@@ -983,121 +922,102 @@ def _holds_nothing(text: str) -> bool:
         return False
 
 
-# --------------------------------------------------------------------------- proof run
+# --------------------------------------------------------------------------- what the CLI says
 
-_SESSION = "c7a3e1d2-0b5f-4c1e-9a77-3f2d8e6b1a90"
-
-
-def sample_session(project: str) -> list[tuple[str, dict[str, object]]]:
-    """A short realistic session (shapes of Claude Code 2.1.197) ending in a compaction."""
-    base = {
-        "session_id": _SESSION,
-        "transcript_path": f"{project}/.transcript.jsonl",
-        "cwd": project,
-        "permission_mode": "default",
-    }
-    hello = f"{project}/hello.py"
-
-    def call(event: str, **fields: object) -> tuple[str, dict[str, object]]:
-        return event, {**base, "hook_event_name": event, **fields}
-
-    return [
-        call("SessionStart", source="startup", model="claude-sonnet-4-5"),
-        call("UserPromptSubmit", prompt="Add a hello module, test it and commit"),
-        call(
-            "PostToolUse",
-            tool_name="Write",
-            tool_input={"file_path": hello, "content": 'print("hello")\n'},
-            tool_response={
-                "type": "create",
-                "filePath": hello,
-                "content": 'print("hello")\n',
-                "structuredPatch": [],
-                "originalFile": None,
-            },
-            tool_use_id="toolu_sample_1",
-        ),
-        call(
-            "PostToolUse",
-            tool_name="TaskCreate",
-            tool_input={
-                "subject": "Test the hello module",
-                "description": "Run pytest",
-                "activeForm": "Testing the hello module",
-            },
-            tool_response={"task": {"id": "1", "subject": "Test the hello module"}},
-            tool_use_id="toolu_sample_2",
-        ),
-        call(
-            "PostToolUseFailure",
-            tool_name="Bash",
-            tool_input={"command": "python -m pytest -q", "description": "Run the tests"},
-            tool_use_id="toolu_sample_3",
-            error="Exit code 1\nFAILED test_hello.py::test_greets - AssertionError",
-            is_interrupt=False,
-        ),
-        call(
-            "PostToolUse",
-            tool_name="Edit",
-            tool_input={
-                "file_path": hello,
-                "old_string": '"hello"',
-                "new_string": '"hello, world"',
-                "replace_all": False,
-            },
-            tool_response={
-                "filePath": hello,
-                "oldString": '"hello"',
-                "newString": '"hello, world"',
-                "structuredPatch": [],
-                "userModified": False,
-                "replaceAll": False,
-            },
-            tool_use_id="toolu_sample_4",
-        ),
-        call(
-            "PostToolUse",
-            tool_name="Bash",
-            tool_input={"command": 'git commit -am "Add hello module"', "description": "Commit"},
-            tool_response={
-                "stdout": "[main 1a2b3c4] Add hello module\n 1 file changed",
-                "stderr": "",
-                "interrupted": False,
-                "isImage": False,
-                "gitOperation": {"commit": {"sha": "1a2b3c4", "kind": "committed"}},
-            },
-            tool_use_id="toolu_sample_5",
-        ),
-        call("PreCompact", trigger="manual", custom_instructions=None),
-        call("SessionStart", source="compact", model="claude-sonnet-4-5"),
-        call("SessionEnd", reason="other"),
-    ]
+_STATUSLINE_WORDS = {
+    "added": "; status line set",
+    "composed": "; status line: yours, then ctxmode's",
+    "updated": "; status line updated",
+    "unchanged": "; status line in place",
+    "removed": "; status line removed",
+    "restored": "; your status line restored",
+}
 
 
-def verify(path: str, shell: Sequence[str] = ("sh", "-c")) -> proof.VerifyResult:
-    """Run the ctxmode commands registered in ``path`` on :func:`sample_session`.
+def cli_install(
+    report: Report,
+    scope: str,
+    project_dir: str | None,
+    *,
+    dry_run: bool = False,
+    verify: bool = False,
+    statusline: bool = False,
+) -> None:
+    """``ctxmode install``: install, then say what was done (``report``); with ``verify``
+    the proof run follows. Raises :class:`InstallError` (what was said stays said)."""
+    result = install(scope, project_dir, dry_run=dry_run, statusline=statusline)
+    for warning in result.warnings:
+        report.note(f"warning: {warning}")
+    if result.skipped and result.client_version is not None:
+        # An unknown version or a shared file is not news at each install: doctor says it.
+        report.note(f"note: {', '.join(result.skipped)} not registered: {result.skipped_why}")
+    where = display_path(result.path)
+    if dry_run:
+        report.write(preview(result))
+        return
+    if result.launcher is not None:
+        state = "written now" if result.launcher_changed else "in place"
+        report.say(
+            f"{where} is shared with your team: its hooks run {LAUNCHER} ({state}, "
+            "it runs this installation); a teammate's hooks do nothing until they run "
+            "`ctxmode install --project DIR` (or ./install.sh --project DIR) in their checkout"
+        )
+    verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
+    line = f"ctxmode {ctxmode.__version__} {verb[result.action]}: {result.hooks} hooks in {where}"
+    if result.kept:
+        report.note(
+            f"note: Claude Code was not found (not on PATH, nor where its installers put it): "
+            f"kept what the earlier install registered ({', '.join(result.kept)}); set "
+            f"{CLIENT_VERSION_ENV} to the version you run to change that"
+        )
+    if result.action == "updated":
+        # Say what changed and why: an event or the capture mode follows the client found.
+        details = (
+            f": {', '.join(result.changes)}, for {client_words(result)}" if result.changes else ""
+        )
+        line += f" (old entries replaced{details})"
+    line += _STATUSLINE_WORDS.get(result.statusline, "")
+    if result.permissions:
+        # What the model may now run without asking, named exactly (settings_permissions).
+        line += "; the snapshot's lookups run without asking: " + ", ".join(result.permissions)
+    elif result.permissions_note:
+        report.note(f"note: no lookup permission rule: {result.permissions_note}")
+    if verify:
+        from ctxmode.hosts.claude_code import proof as claude_proof
 
-    Each command runs through ``sh -c`` as Claude Code runs it, with Claude Code's
-    environment (``CLAUDE_PROJECT_DIR``), in a throwaway data root and project
-    (:mod:`ctxmode.proof`); the real store is never touched.
-    """
-    # A version-gated event (claude_code.MIN_VERSIONS) is left out for older clients.
-    required = [event for event, _, _ in HOOK_TABLE if event not in claude_code.MIN_VERSIONS]
-    commands, problem = proof.commands_in(path, _read(os.path.realpath(path)), required)
-    if problem:
-        return proof.VerifyResult(problems=[problem])
+        outcome = claude_proof.verify(result.path)
+        if not outcome.ok:
+            raise InstallError(proof.failed(line, outcome, "Claude Code", "ctxmode uninstall"))
+        # The one line install.sh ends with: what the proof run proved.
+        line += proof.verified(outcome)
+    report.say(line)
 
-    def env(home: str, project: str, scratch: str) -> dict[str, str]:
-        values = proof.base_env(("CLAUDE_", "CLAUDECODE"))
-        values.update(CTXMODE_HOME=home, CLAUDE_PROJECT_DIR=project)
-        return values
 
-    client = proof.Client(
-        "Claude Code",
-        shell,
-        env,
-        lambda project, scratch: [proof.Call(e, p) for e, p in sample_session(project)],
-        speaks=("SessionStart", "UserPromptSubmit"),
-        expect=("hello.py",),
+def cli_uninstall(
+    report: Report, scope: str, project_dir: str | None, *, dry_run: bool = False
+) -> None:
+    """``ctxmode uninstall``: uninstall, then say what was done (``report``)."""
+    result = uninstall(scope, project_dir, dry_run=dry_run)
+    for warning in result.warnings:
+        report.note(f"warning: {warning}")
+    where = display_path(result.path)
+    if dry_run:
+        if result.diff:
+            report.write(result.diff)
+        else:
+            report.say(f"nothing to change: ctxmode is not installed in {where}")
+        return
+    also = (
+        "; also removed what ctxmode install had made: "
+        + ", ".join(display_path(path) for path in result.removed)
+        if result.removed
+        else ""
     )
-    return proof.run(commands, client)
+    if result.action == "not installed":
+        report.say(f"ctxmode is not installed in {where}: nothing changed")
+    elif result.action == "deleted":
+        report.say(f"ctxmode hooks removed: {where} deleted (ctxmode had created it){also}")
+    else:
+        kept = f"; previous version in {display_path(result.backup)}" if result.backup else ""
+        words = _STATUSLINE_WORDS.get(result.statusline, "")
+        report.say(f"ctxmode hooks removed from {where}{words}{kept}{also}")

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 NAME = "gemini"
+OPTION = "gemini"  # its name on the command line (--host, --client)
+LABEL = "Gemini CLI"  # its name for people
 
 # Gemini's event → ctxmode's neutral event (the handlers' names).
 EVENTS = {

@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Sequence
 
 from ctxmode.doctor.core import WARN, Check, Context
-from ctxmode.doctor.settings_files import SettingsFile, display
+from ctxmode.hosts.claude_code.settings_files import SettingsFile, display
 
 
 def switch_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:

@@ -25,18 +25,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import ctxmode
-from ctxmode import installer, settings
-from ctxmode.codex_config import _diff, _read, _write
+from ctxmode import settings
+from ctxmode.config_files import BACKUP_SUFFIX, InstallError, Report, UsageError, display_path
+from ctxmode.config_files import read_text as _read
+from ctxmode.config_files import unified_diff as _diff
+from ctxmode.config_files import write_keeping_mode as _write
 from ctxmode.hosts import gemini
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project")
+# What ``ctxmode install --help`` says of this host (after its --host name).
+HELP = "the Gemini CLI (~/.gemini/settings.json; --project DIR needs a folder Gemini trusts)"
 HOST_ARGUMENT = "--host gemini"
-BACKUP_SUFFIX = installer.BACKUP_SUFFIX
 
 
-class GeminiConfigError(Exception):
-    """The Gemini settings cannot be changed safely; the message says why and where."""
+# The Gemini settings cannot be changed safely; the message says why and where.
+GeminiConfigError = InstallError
 
 
 @dataclass(frozen=True)
@@ -149,14 +153,14 @@ def project_notes(path: str, project_dir: str, env: Mapping[str, str] | None = N
     ]
     if level == "DO_NOT_TRUST":
         notes.append(
-            f"Gemini will not run these hooks: {installer.display_path(trust_file)} marks "
+            f"Gemini will not run these hooks: {display_path(trust_file)} marks "
             f"{project_dir} DO_NOT_TRUST"
         )
     elif level != "TRUST_FOLDER":
         notes.append(
             "Gemini runs a project's hooks only in a trusted folder: trust "
             f"{os.path.realpath(project_dir)} once (gemini's trust prompt, or /permissions), "
-            f"which records it in {installer.display_path(trust_file)}; ctxmode does not do "
+            f"which records it in {display_path(trust_file)}; ctxmode does not do "
             "it for you. The user scope (`ctxmode install --host gemini`) needs no trust"
         )
     return notes
@@ -310,3 +314,61 @@ def dry_run_main(argv: Sequence[str]) -> int:
         return 1
     sys.stdout.write(result.diff or "nothing to change\n")
     return 0
+
+
+# --------------------------------------------------------------------------- what the CLI says
+
+
+def cli_install(
+    report: Report,
+    scope: str,
+    project_dir: str | None,
+    *,
+    dry_run: bool = False,
+    verify: bool = False,
+    statusline: bool = False,
+) -> None:
+    """``ctxmode install --host gemini``: install, then say what was done (``report``)."""
+    if statusline:
+        raise UsageError("--statusline is Claude Code's; the Gemini CLI's is its own")
+    result = install(scope, project_dir, dry_run=dry_run)
+    for note in result.notes:
+        report.note(f"note: {note}")
+    if dry_run:
+        report.write(result.diff or "nothing to change\n")
+        return
+    verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
+    line = (
+        f"ctxmode {ctxmode.__version__} {verb[result.action]} for Gemini CLI: {result.hooks} "
+        f"hooks in {display_path(result.path)}"
+    )
+    if result.action == "updated":
+        line += " (old entries replaced)"
+    if verify:
+        from ctxmode import proof
+        from ctxmode.hosts.gemini import proof as gemini_proof
+
+        outcome = gemini_proof.verify(result.path)
+        if not outcome.ok:
+            raise InstallError(
+                proof.failed(line, outcome, "Gemini CLI", "ctxmode uninstall --host gemini")
+            )
+        line += proof.verified(outcome, "a sample Gemini session")
+    report.say(line)
+
+
+def cli_uninstall(
+    report: Report, scope: str, project_dir: str | None, *, dry_run: bool = False
+) -> None:
+    """``ctxmode uninstall --host gemini``: uninstall, then say what was done (``report``)."""
+    result = uninstall(scope, project_dir, dry_run=dry_run)
+    if dry_run:
+        report.write(result.diff or "nothing to change: ctxmode is not installed for Gemini CLI\n")
+        return
+    where = display_path(result.path)
+    if result.action == "not installed":
+        report.say(f"ctxmode is not installed in {where}: nothing changed")
+    elif result.action == "deleted":
+        report.say(f"ctxmode hooks removed: {where} deleted (ctxmode had created it)")
+    else:
+        report.say(f"ctxmode hooks removed from {where}")
