@@ -145,9 +145,32 @@ if [ -d "$VENV/Scripts" ]; then BIN="$VENV/Scripts"; else BIN="$VENV/bin"; fi
 CTXMODE="$BIN/ctxmode"
 LINK="$HOME/.local/bin/ctxmode"
 
-# A link on PATH to the CLI, made only where ~/.local/bin already is on PATH (as pipx
-# does); never over a file that is not ours.
+# The CLI is linked into ~/.local/bin (as pipx does: the XDG place for a user's
+# commands, not the environment's bin/, which would put its python and pip on PATH too),
+# never over a file that is not ours. Where ~/.local/bin is not on PATH, the last lines
+# say how to put it there, for the user's shell.
 link_is_ours() { [ -L "$LINK" ] && [ "$(readlink "$LINK")" = "$CTXMODE" ]; }
+local_bin_on_path() {
+    case ":$PATH:" in
+        *":$HOME/.local/bin:"*|*":$HOME/.local/bin/:"*) return 0 ;;
+    esac
+    return 1
+}
+# The line that puts ~/.local/bin on PATH in the user's shell, and where it is kept.
+path_advice() {
+    case "$(basename "${SHELL:-sh}")" in
+        fish)
+            say "~/.local/bin is not on your PATH: to run ctxmode by its name, run this once (fish keeps it):"
+            printf '    fish_add_path "$HOME/.local/bin"\n' ;;
+        zsh) rc_advice "~/.zshrc" ;;
+        bash) rc_advice "~/.bashrc" ;;
+        *) rc_advice "~/.profile" ;;
+    esac
+}
+rc_advice() {
+    say "~/.local/bin is not on your PATH: to run ctxmode by its name, run this line, and add it to $1 for new shells:"
+    printf '    export PATH="$HOME/.local/bin:$PATH"\n'
+}
 
 if [ -n "$UNINSTALL" ]; then
     [ -x "$CTXMODE" ] || die "no ctxmode environment at $VENV: nothing to uninstall from here"
@@ -204,12 +227,10 @@ scheme = "venv" if "venv" in names else ("nt" if os.name == "nt" else "posix_pre
 print(sysconfig.get_path("purelib", scheme, vars={"base": sys.argv[1], "platbase": sys.argv[1]}))
 ' "$VENV")
     fi
-    case ":$PATH:" in
-        *":$HOME/.local/bin:"*)
-            if [ -d "$HOME/.local/bin" ] && [ ! -e "$LINK" ]; then
-                say "would link $LINK to $CTXMODE"
-            fi ;;
-    esac
+    if [ ! -e "$LINK" ] && [ ! -L "$LINK" ]; then
+        say "would link $LINK to $CTXMODE"
+        local_bin_on_path || say "(~/.local/bin is not on your PATH: the install says how to put it there)"
+    fi
     exec "$PY" -I -B -c '
 import importlib, sys
 sys.path.insert(0, sys.argv[1])
@@ -299,14 +320,21 @@ fi
 # replays a Codex session, as Codex runs the hooks.)
 PROOF=$("$CTXMODE" install --verify "$@")
 
-case ":$PATH:" in
-    *":$HOME/.local/bin:"*)
-        if [ -d "$HOME/.local/bin" ] && { [ ! -e "$LINK" ] || link_is_ours; }; then
-            ln -sf "$CTXMODE" "$LINK"
+if { [ ! -e "$LINK" ] && [ ! -L "$LINK" ]; } || link_is_ours; then
+    mkdir -p "$HOME/.local/bin"
+    ln -sf "$CTXMODE" "$LINK"
+    if local_bin_on_path; then
+        FOUND=$(command -v ctxmode 2>/dev/null || true)
+        if [ "$FOUND" = "$LINK" ]; then
             say "command: ctxmode (linked from $LINK)"
         else
-            say "command: $CTXMODE"
-        fi ;;
-    *) say "command: $CTXMODE (add $BIN to PATH, or alias it)" ;;
-esac
+            say "command: $LINK (linked; another ctxmode comes first on your PATH: $FOUND)"
+        fi
+    else
+        say "command: $LINK (linked)"
+        path_advice
+    fi
+else
+    say "command: $CTXMODE ($LINK is another file, left alone: run ctxmode by this path, or alias it)"
+fi
 printf '%s\n' "$PROOF"

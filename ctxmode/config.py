@@ -269,7 +269,30 @@ def read_file(path: str) -> dict[str, Any]:
 
 
 def save(path: str, values: Mapping[str, Any]) -> None:
-    """Write ``values`` as pretty JSON, atomically (temp file + rename), keeping the mode."""
+    """Write ``values`` as pretty JSON, atomically (temp file + rename), keeping the mode.
+
+    :class:`ConfigError` when the file or its folder cannot be written (a read-only or
+    virtual file system, a file where a folder should be, no permission).
+    """
+    try:
+        _write_atomically(path, values)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {_write_failure(path, exc)}") from None
+
+
+def _write_failure(path: str, exc: OSError) -> str:
+    """What failed: the folder, the temp file beside ``path``, or ``path`` itself."""
+    reason = exc.strerror or exc.__class__.__name__
+    where = exc.filename if isinstance(exc.filename, str) else None
+    if where and os.path.basename(where).startswith("." + os.path.basename(path) + "."):
+        # The temp file: a folder that takes no new files (/proc, read-only, no permission).
+        return f"no new file can be made in {os.path.dirname(where)} ({reason})"
+    if where and where != path:
+        return f"cannot create {where} ({reason})"
+    return reason
+
+
+def _write_atomically(path: str, values: Mapping[str, Any]) -> None:
     import json
     import tempfile
 

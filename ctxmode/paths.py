@@ -257,6 +257,23 @@ def store_file(root: str, project: str) -> str:
     return os.path.join(root, "sessions", repo_store_name(project) + ".db")
 
 
+def recorded_above(folder: str, root: str) -> str | None:
+    """The nearest folder above ``folder`` whose store exists under ``root``, or None.
+
+    Outside git a session's project is the folder its client started in (Claude Code's
+    ``CLAUDE_PROJECT_DIR``; a Codex or Gemini session's cwd): a command run in one of
+    its subfolders reads that folder's store (the CLI's choice; hooks never call this).
+    """
+    current = _abs(folder)
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+        if os.path.exists(store_file(root, current)):
+            return current
+
+
 # ---------------------------------------------------------------- names of older versions
 # Kept for the tests that make stores the way older versions did; ctxmode itself finds
 # old stores by what they record (ctxmode.store.merge), not by their names.

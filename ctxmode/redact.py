@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     Rule = tuple[str, str, tuple[str, ...], str, str | Callable[[Match[str]], str | None]]
 
 PREFIX = "[REDACTED:"
+# What stands where a <private> span was removed (strip_private).
+PRIVATE_MARK = PREFIX + "private]"
 
 # A token starts at a boundary: not after a letter or digit, except after a JSON escape
 # such as the ``\n`` in ``"line\nghp_…"`` (its ``n`` is no part of the token) or a URL
@@ -1573,12 +1575,14 @@ def _private_tags(text: str) -> list[tuple[int, int, int]]:
 
 
 def strip_private(text: str) -> str:
-    """Remove ``<private>…</private>`` spans entirely (nestable, any case, attributes,
-    whitespace inside the tags, across lines).
+    """Replace each ``<private>…</private>`` span (nestable, any case, attributes,
+    whitespace inside the tags, across lines) by :data:`PRIVATE_MARK`.
 
-    An unterminated ``<private>`` hides everything after it: better to lose the end of a
+    Nothing of the span is kept, but the sentence around it says that something was
+    removed there ("the token is [REDACTED:private].", not "the token is ."). An
+    unterminated ``<private>`` hides everything after it: better to lose the end of a
     prompt than to store what the user marked as private. A stray ``</private>`` is
-    kept as text.
+    kept as text; ``<private/>`` hides nothing and leaves no mark.
     """
     if "private" not in text.lower():
         return text
@@ -1590,6 +1594,8 @@ def strip_private(text: str) -> str:
             continue  # a stray closer: plain text
         if depth == 0:
             out.append(text[pos:start])
+            if step == 1:
+                out.append(PRIVATE_MARK)
         depth += step
         pos = end
     if depth == 0:

@@ -225,7 +225,7 @@ def new_file_events(
     for event in events:
         if event.category == "file":
             try:
-                path = fastjson.loads(event.data).get("path")
+                path = fastjson.loads_data(event.data).get("path")
             except (fastjson.JSONDecodeError, AttributeError):
                 continue
             if isinstance(path, str):

@@ -130,11 +130,7 @@ def stored_writes(python: str, env: dict[str, str], proj: Path, session_id: str)
         return []
     for session in json.loads(out.stdout)["sessions"]:
         if session["session_id"] == session_id:
-            return [
-                json.loads(e["data"])["path"]
-                for e in session["events"]
-                if e["type"] == "file_write"
-            ]
+            return [e["data"]["path"] for e in session["events"] if e["type"] == "file_write"]
     return []
 
 

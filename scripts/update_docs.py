@@ -19,8 +19,10 @@ A block sits between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` in any pa
   left as it is.
 
 ``--check`` also checks every link of those pages: a relative link names a file of the
-repository, and its ``#anchor`` a heading of that page (GitHub's slugs). tests/test_docs.py
-runs it, so a stale block or a broken link fails the suite.
+repository, and its ``#anchor`` a heading of that page (GitHub's slugs); and every option
+the written text names (see :func:`option_problems`): it exists, with the values it
+claims. tests/test_docs.py runs it, so a stale block, a broken link or an option the
+prose gets wrong fails the suite.
 """
 
 from __future__ import annotations
@@ -308,6 +310,162 @@ def broken_links(page: Path, text: str | None = None) -> list[str]:
     return problems
 
 
+# ---- options named in the written text ----------------------------------------------
+#
+# The hand-written parts name options too: each command's synopsis in docs/commands.md
+# (`ctxmode dump [--project DIR] [--since WHEN] …`), commands in inline code, listings of
+# an option's values (`--client claude|codex|gemini`), set-up options (`--host gemini`).
+# They drift when an option or a value is added: the checks below hold them to the code.
+
+OPTION = re.compile(
+    r"(?<![\w-])(--[a-z][a-z0-9-]*(?:/--[a-z][a-z0-9-]*)?)"
+    r"(?:[ =]([^\s\[\]()|`'\"]+(?:\|[^\s\[\]()|`'\"]+)*))?"
+)
+PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*(?:\|[a-z]+)?|\[[A-Z]+\]")
+
+
+def _options() -> dict[str, dict[str, click.Option]]:
+    """Each command path's options by every name they answer to."""
+    found: dict[str, dict[str, click.Option]] = {}
+    for path, command, _ in _contexts():
+        table = found.setdefault(path, {"--help": click.Option(["--help"], is_flag=True)})
+        for param in command.params:
+            if isinstance(param, click.Option):
+                for name in (*param.opts, *param.secondary_opts):
+                    table[name] = param
+    return found
+
+
+def _choices(option: click.Option) -> tuple[str, ...]:
+    return tuple(option.type.choices) if isinstance(option.type, click.Choice) else ()
+
+
+def _command_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """(a command line as written, whether it is a synopsis): the lines of ```sh blocks
+    and every inline code span that start with ``ctxmode``."""
+    for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.S | re.M):
+        lines: list[str] = []
+        for raw in block.splitlines():
+            line = raw.split("  #", 1)[0].strip()
+            if raw.startswith(" ") and lines:
+                lines[-1] += " " + line  # a synopsis continued on an indented line
+            elif line:
+                lines.append(line)
+        yield from ((line, True) for line in lines if line.startswith("ctxmode"))
+    for span in re.findall(r"`([^`\n]+)`", strip_fences(text)):
+        if span.startswith("ctxmode "):
+            yield span, False
+
+
+def _split_command(line: str, known: dict[str, dict[str, click.Option]]) -> tuple[str, str]:
+    """(the command path a line runs, the rest of it)."""
+    words = line.split(" ")
+    path = words[0]
+    for index, word in enumerate(words[1:], start=1):
+        if f"{path} {word}" not in known:
+            return path, " ".join(words[index:])
+        path = f"{path} {word}"
+    return path, ""
+
+
+def _value_problem(name: str, option: click.Option, value: str) -> str | None:
+    """What is wrong with ``value`` written after the option ``name``, or None."""
+    if option.is_flag or option.count:
+        return None  # what follows a flag is the next word, not its value
+    choices = _choices(option)
+    if PLACEHOLDER.fullmatch(value):
+        if option.metavar and value != option.metavar:
+            return f"{name} {value}: the option's placeholder is {option.metavar}"
+        return None
+    if choices:
+        values = value.split("|")
+        wrong = [v for v in values if v not in choices]
+        if wrong:
+            return f"{name} {value}: {', '.join(wrong)} is not one of {'|'.join(choices)}"
+        if len(values) > 1 and set(values) != set(choices):
+            return f"{name} {value}: the values are {'|'.join(choices)}"
+    return None
+
+
+def option_problems(page: Path, text: str | None = None) -> list[str]:
+    """Options the text of ``page`` names wrongly (see the comment above):
+
+    - a command line (```sh or inline code, from ``ctxmode …``) names only options of
+      its command; a value it gives is one of the option's choices; a placeholder is
+      the option's own (``--since WHEN``, not ``ISO``);
+    - a listing of values (``--client a|b|c``, anywhere in inline code) names them all;
+    - the synopses of a command in docs/commands.md name each of its options, and each
+      value of a choice (``--host codex``, ``--host gemini``) but the default;
+    - a page that names one variant of a choice with a default (``--host codex``) names
+      every one but the default (the guide's set-up options: ``--host gemini`` too).
+    """
+    if text is None:
+        text = page.read_text(encoding="utf-8")
+    known = _options()
+    every = {name: option for table in known.values() for name, option in table.items()}
+    where = str(page.relative_to(REPO))
+    problems: list[str] = []
+    mentioned: dict[str, set[str]] = {}  # synopses: command path -> options and values
+    for line, synopsis in _command_lines(text):
+        path, rest = _split_command(line, known)
+        seen = mentioned.setdefault(path, set()) if synopsis else set()
+        for name, value in OPTION.findall(rest):
+            option = known[path].get(name.split("/")[0])
+            if option is None:
+                problems.append(f"{where}: `{line}`: {path} has no option {name}")
+                continue
+            seen.add(option.opts[0])
+            if value:
+                seen.update(f"{option.opts[0]}={v}" for v in value.split("|"))
+                problem = _value_problem(name, option, value)
+                if problem:
+                    problems.append(f"{where}: `{line}`: {problem}")
+    for path, seen in mentioned.items():
+        if page.name != "commands.md" or path == "ctxmode":
+            continue
+        options = {id(o): o for o in known[path].values() if o.opts[0] != "--help"}
+        for option in options.values():
+            if option.hidden:
+                continue
+            if option.opts[0] not in seen:
+                problems.append(f"{where}: the synopsis of {path} lacks {option.opts[0]}")
+                continue
+            values = {v.split("=", 1)[1] for v in seen if v.startswith(option.opts[0] + "=")}
+            if values and not PLACEHOLDER.fullmatch(next(iter(values))):
+                missing = set(_choices(option)) - values - {option.default}
+                if missing:
+                    problems.append(
+                        f"{where}: the synopses of {path} lack {option.opts[0]} "
+                        + ", ".join(sorted(missing))
+                    )
+    # Listings in inline code (commands or bare options) name every value.
+    for span in re.findall(r"`([^`\n]+)`", strip_fences(text)):
+        if span.startswith("ctxmode "):
+            continue  # checked above
+        for name, value in OPTION.findall(span):
+            option = every.get(name)
+            if option is not None and _choices(option) and "|" in value:
+                problem = _value_problem(name, option, value)
+                if problem:
+                    problems.append(f"{where}: `{span}`: {problem}")
+    # A choice with a default picks a variant (``--host codex``): a page that names one
+    # variant anywhere (code or prose, a generated table) names them all.
+    named: dict[str, set[str]] = {}
+    for name, value in OPTION.findall(strip_fences(text)):
+        option = every.get(name)
+        if option is not None and option.default in _choices(option) and value:
+            named.setdefault(name, set()).update(value.split("|"))
+    for name, values in named.items():
+        option = every[name]
+        missing = set(_choices(option)) - values - {option.default}
+        if missing and values & set(_choices(option)):
+            problems.append(
+                f"{where}: names {name} {', '.join(sorted(values))} but not "
+                + ", ".join(sorted(missing))
+            )
+    return problems
+
+
 # ---- the command --------------------------------------------------------------------
 
 
@@ -332,6 +490,7 @@ def main(argv: list[str]) -> int:
         problems.append(f"stale: {', '.join(stale)} (run python scripts/update_docs.py)")
     for page in pages():
         problems.extend(broken_links(page))
+        problems.extend(option_problems(page))
     for problem in problems:
         print(problem, file=sys.stderr)
     if not check and stale:

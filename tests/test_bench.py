@@ -198,12 +198,36 @@ def test_floor_command_quotes_the_interpreter() -> None:
     assert bench.floor_command("/opt/my py/python") == "'/opt/my py/python' -I -S -c pass"
 
 
-def test_without_settings_the_commands_install_would_write(no_installed_settings: Path) -> None:
-    commands, source = claude_bench.resolve_commands()
-    expected = {spec.event: spec.command for spec in installer.hook_specs()}
+@pytest.mark.parametrize(
+    ("version", "background", "why"),
+    [
+        ("2.1.197", True, 'Claude Code 2.1.197 has "async" hooks'),
+        ("2.1.0", False, "Claude Code 2.1.0 has no background hooks (2.1.19 has)"),
+        ("none", False, "Claude Code's version is unknown; background hooks need 2.1.19"),
+    ],
+)
+def test_without_settings_the_commands_install_would_write(
+    no_installed_settings: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    version: str,
+    background: bool,
+    why: str,
+) -> None:
+    # The captures in the mode install would choose for the Claude Code it finds.
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, version)
+    commands, source, plan = claude_bench.resolve_commands()
+    expected = {spec.event: spec.command for spec in installer.hook_specs(background=background)}
     assert commands == expected
+    assert commands["PostToolUse"].endswith(" --background") is background
     assert set(commands) == set(SHIMS)
+    assert (source, plan) == (claude_bench.NOT_INSTALLED, (background, why))
     assert source == "not installed: the commands `ctxmode install` would write"
+    note = claude_bench.capture_note(background, plan)
+    mode = "background" if background else "foreground"
+    assert note.startswith(
+        f"nothing is installed; `ctxmode install` would register the captures in the {mode} "
+        f"({why}): the agent would {'not wait for them' if background else 'wait for each'}; "
+    )
 
 
 def _settings_with(path: Path, python: str, events: set[str] | None = None) -> dict[str, str]:
@@ -222,15 +246,16 @@ def test_commands_from_an_explicit_settings_file(
 ) -> None:
     path = tmp_path / "elsewhere" / "settings.json"
     written = _settings_with(path, "/opt/py/bin/python3")
-    commands, source = claude_bench.resolve_commands(str(path))
+    commands, source, plan = claude_bench.resolve_commands(str(path))
     assert commands == written
-    assert source == str(path)
+    assert (source, plan) == (str(path), None)
 
 
 def test_installed_user_settings_win_and_gaps_are_named(no_installed_settings: Path) -> None:
     user_file = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
     written = _settings_with(user_file, "/opt/py/bin/python3", {"PostToolUse", "PreCompact"})
-    commands, source = claude_bench.resolve_commands()
+    commands, source, plan = claude_bench.resolve_commands()
+    assert plan is None
     defaults = {spec.event: spec.command for spec in installer.hook_specs()}
     assert commands == {**defaults, **written}
     missing = sorted(set(SHIMS) - {"PostToolUse", "PreCompact"}, key=list(defaults).index)
@@ -245,7 +270,7 @@ def test_project_local_settings_come_before_user_settings(no_installed_settings:
     _settings_with(user_file, "/user/python3")
     local_file = no_installed_settings / ".claude" / "settings.local.json"
     local = _settings_with(local_file, "/local/python3")
-    commands, source = claude_bench.resolve_commands(project_dir=str(no_installed_settings))
+    commands, source, _ = claude_bench.resolve_commands(project_dir=str(no_installed_settings))
     assert commands == local
     assert source == str(local_file)
 
@@ -300,7 +325,10 @@ def test_launcher_streams_a_payload_bigger_than_the_pipe(tmp_path: Path) -> None
 # --------------------------------------------------------------------------- the command
 
 
-def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path) -> None:
+def test_bench_json_reports_every_hook_and_the_floor(
+    no_installed_settings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(installer.CLIENT_VERSION_ENV, "2.1.197")
     result = CliRunner().invoke(main, ["bench", "--runs", "3", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
@@ -327,6 +355,15 @@ def test_bench_json_reports_every_hook_and_the_floor(no_installed_settings: Path
     assert report["p95_min_runs"] == bench.P95_MIN_RUNS == 20
     assert report["problems"] == []
     assert report["commands_source"].startswith("not installed")
+    # Nothing installed: the captures are measured, and described, as install would
+    # register them for this client (in the background), not as "registered".
+    assert any(
+        note.startswith(
+            "nothing is installed; `ctxmode install` would register the captures in the "
+            'background (Claude Code 2.1.197 has "async" hooks): the agent would not wait'
+        )
+        for note in report["notes"]
+    ), report["notes"]
     floor = report["floor"]
     assert floor["command"] == bench.floor_command(report["python"])
     assert floor["runs"] == 3 * len(bench.CASES)  # 33 runs: enough for a p95

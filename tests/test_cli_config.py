@@ -237,6 +237,48 @@ def test_malformed_file_is_reported_not_replaced(global_file: Path) -> None:
     assert global_file.read_text() == '{"snapshot_budget": 4096,,}'
 
 
+PROC = Path("/proc/self")
+
+
+@pytest.mark.skipif(not PROC.is_dir(), reason="no /proc here (Linux only)")
+@pytest.mark.parametrize(
+    ("root", "why"),
+    [
+        # mkdir of the root fails (FileNotFoundError from ensure_dir), even as root.
+        (PROC / "ctxmode", "cannot create /proc/self/ctxmode (No such file or directory)"),
+        # The folder exists but takes no new file: the temp file beside config.json fails.
+        (PROC, "no new file can be made in /proc/self (No such file or directory)"),
+    ],
+)
+def test_an_unwritable_root_is_one_error_line(
+    monkeypatch: pytest.MonkeyPatch, root: Path, why: str
+) -> None:
+    monkeypatch.setenv("CTXMODE_HOME", str(root))
+    result = CliRunner().invoke(main, ["config", "set", "retention_days", "9"])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"Error: cannot write {root / 'config.json'}: {why}\n",
+    )
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a 0500 folder anyway")
+def test_a_read_only_root_is_one_error_line(global_file: Path) -> None:
+    global_file.write_text('{"retention_days": 9}\n')
+    folder = global_file.parent
+    folder.chmod(0o500)
+    try:
+        for args in (["set", "retention_days", "7"], ["unset", "retention_days"]):
+            result = CliRunner().invoke(main, ["config", *args])
+            assert (result.exit_code, result.output) == (
+                1,
+                f"Error: cannot write {global_file}: no new file can be made in {folder} "
+                "(Permission denied)\n",
+            )
+    finally:
+        folder.chmod(0o700)
+    assert global_file.read_text() == '{"retention_days": 9}\n'
+
+
 def test_help_documents_every_option_with_its_default() -> None:
     text = cli("config", "--help").output
     for name, (default, help_text) in config.OPTIONS.items():

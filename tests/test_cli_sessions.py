@@ -161,6 +161,28 @@ def test_sessions_without_a_store(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("client", "name"), [("codex", "Codex"), ("gemini", "Gemini CLI"), ("claude", "Claude Code")]
+)
+def test_no_sessions_of_the_client_asked_for_names_it(
+    populated: str, project: Path, client: str, name: str
+) -> None:
+    # The store holds Claude Code sessions only: an empty answer for --client says which
+    # sessions there are none of, not that nothing was recorded.
+    if client == "claude":
+        with Store.open(populated) as store:
+            store.conn.execute("UPDATE session_meta SET client = 'codex'")
+    listed = cli("sessions", "--project", str(project), "--client", client)
+    assert listed.output == f"No {name} sessions recorded for {project}.\n"
+    dumped = cli("dump", "--project", str(project), "--client", client)
+    assert dumped.output == f"No {name} sessions recorded in {populated}.\n"
+
+
+def test_no_store_with_a_client_names_it(project: Path) -> None:
+    result = cli("sessions", "--project", str(project), "--client", "codex")
+    assert result.output == f"No Codex sessions recorded for {project} yet.\n"
+
+
+@pytest.mark.parametrize(
     ("text", "width", "expected"),
     [
         ("short", 20, "short"),

@@ -272,13 +272,13 @@ def test_human_output(project: Path) -> None:
     )
 
 
-def test_errors(project: Path, tmp_path: Path) -> None:
+def test_errors(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["stats", "--project", str(project), "--session", "zzz"])
     assert result.exit_code == 2  # a usage error, as with every command
     assert "Error: Invalid value for '--session': no session 'zzz' in" in result.output
-    empty = tmp_path / "never-used"
-    empty.mkdir()
+    # Not under the project's folder: outside git, a subfolder reads the store above it.
+    empty = tmp_path_factory.mktemp("never-used")
     result = runner.invoke(main, ["stats", "--project", str(empty)])
     assert result.exit_code == 1
     assert "no ctxmode store for" in result.output

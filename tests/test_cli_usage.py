@@ -21,7 +21,7 @@ from click.testing import CliRunner, Result
 from ctxmode import paths
 from ctxmode.cli import commands, main
 from ctxmode.cli.common import MAX_LIMIT, parse_since
-from ctxmode.events import CATEGORIES, make
+from ctxmode.events import CATEGORIES, SessionEvent, make
 from ctxmode.store import Store, iso_utc
 
 HUGE = str(10**30)
@@ -242,6 +242,39 @@ def test_dump_category_and_limit(project: Path) -> None:
 def test_dump_resumes_carry_their_state(project: Path) -> None:
     [resume] = _dump(project, "--session", "zzz-3")["sessions"][0]["resumes"]
     assert (resume["state"], resume["consumed"]) == ("unclaimed", False)
+
+
+def test_dump_json_data_is_an_object_once_decoded(project: Path) -> None:
+    """Format 2: an event's ``data`` is its JSON object, decoded with the document (no
+    second ``json.loads``); data that holds no object stays the stored text."""
+    plain = SessionEvent("user_prompt", "prompt", 1, "plain text, not JSON")
+    cut = SessionEvent("tool_error", "error", 2, '{"error": "cut sh')  # a broken object
+    with Store.open(paths.store_path(str(project), os.environ)) as store:
+        store.add_events(
+            "zzz-3",
+            [plain, cut],
+            source_hook="PostToolUse",
+            project_dir=str(project),
+            now=iso_utc(NOW),
+        )
+    document = _dump(project, "--session", "zzz-3")
+    assert document["format"] == 2
+    data = [e["data"] for e in document["sessions"][0]["events"]]
+    assert data == [
+        {"text": "prompt of zzz-3"},
+        {"path": "src/zzz-3.py"},
+        {"message": "commit of zzz-3"},
+        "plain text, not JSON",
+        '{"error": "cut sh',
+    ]
+    lines = invoke("dump", "--jsonl", "--project", str(project), "--session", "zzz-3")
+    rows = [json.loads(line) for line in lines.output.splitlines()]
+    assert [(row["format"], row["session_id"], row["data"]) for row in rows] == [
+        (2, "zzz-3", value) for value in data
+    ]
+    # The text listing shows the data as stored.
+    text = invoke("dump", "--project", str(project), "--session", "zzz-3").output
+    assert '{"path":"src/zzz-3.py"}' in text and "plain text, not JSON" in text
 
 
 # ---------------------------------------------------------------- one vocabulary (item 12)

@@ -216,8 +216,10 @@ def test_hooks_and_cli_agree_on_the_data_root(
     dump = _cli(install, shell_env, "dump", "--json", "--project", str(project))
     assert dump.returncode == 0, dump.stderr
     events = [e for s in json.loads(dump.stdout)["sessions"] for e in s["events"]]
-    assert any(token in e["data"] for e in events)
-    assert not any("notes-" in e["data"] for e in events), "exclude_paths was not applied"
+    assert any(token in json.dumps(e["data"]) for e in events)
+    assert not any("notes-" in json.dumps(e["data"]) for e in events), (
+        "exclude_paths was not applied"
+    )
     doctor = _cli(install, shell_env, "doctor", "--json", "--project", str(project))
     report = json.loads(doctor.stdout)
     root_line = next(c for c in report["checks"] if c["name"] == "root from")

@@ -67,6 +67,48 @@ def test_the_check_sees_broken_links() -> None:
     ]
 
 
+def test_the_check_sees_options_the_prose_gets_wrong() -> None:
+    """The drifts a newcomer met: a synopsis with `--since ISO` (its placeholder is WHEN),
+    prose listing `--client claude|codex` (gemini came later), a page of set-up options
+    without `--host gemini`; and an option no command has."""
+    docs = _update_docs()
+    text = (
+        "# Probe\n\n```sh\nctxmode dump [--since ISO] [--client claude|codex]\n```\n\n"
+        "Options: `--client claude|codex`; `./install.sh --host codex`; "
+        "`ctxmode search --frobnicate x`; `ctxmode show-snapshot --kind end`.\n"
+    )
+    problems = [p.split(": ", 1)[1] for p in docs.option_problems(DOCS / "probe.md", text)]
+    assert problems == [
+        "`ctxmode dump [--since ISO] [--client claude|codex]`: --since ISO: the option's "
+        "placeholder is WHEN",
+        "`ctxmode dump [--since ISO] [--client claude|codex]`: --client claude|codex: the "
+        "values are claude|codex|gemini",
+        "`ctxmode search --frobnicate x`: ctxmode search has no option --frobnicate",
+        "`--client claude|codex`: --client claude|codex: the values are claude|codex|gemini",
+        "names --host codex but not gemini",
+    ]
+    right = (
+        "# Probe\n\n```sh\nctxmode dump [--since WHEN] [--client claude|codex|gemini]\n```\n\n"
+        "`--host codex`, `--host gemini`; `ctxmode show-snapshot --kind end`.\n"
+    )
+    assert docs.option_problems(DOCS / "probe.md", right) == []
+
+
+def test_the_check_holds_each_synopsis_to_its_command() -> None:
+    docs = _update_docs()
+    page = (DOCS / "commands.md").read_text(encoding="utf-8")
+    assert docs.option_problems(DOCS / "commands.md", page) == []
+    # A synopsis without an option of its command, or without a value of a choice.
+    lacking = page.replace(" [--json | --jsonl]", "", 1).replace(
+        "ctxmode install --host gemini [--user | --project DIR] [--dry-run] [--verify]", "", 1
+    )
+    assert [p.split(": ", 1)[1] for p in docs.option_problems(DOCS / "commands.md", lacking)] == [
+        "the synopses of ctxmode install lack --host gemini",
+        "the synopsis of ctxmode dump lacks --json",
+        "the synopsis of ctxmode dump lacks --jsonl",
+    ]
+
+
 def test_github_anchors() -> None:
     docs = _update_docs()
     assert (

@@ -40,20 +40,29 @@ def test_plain_prompt() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    ["<private>all of it</private>", "  <private>one</private>\n<private>two", "<private>"],
+)
+def test_a_prompt_that_is_all_private_records_nothing(prompt: str) -> None:
+    # Only marks would be left: no request, no intent, no decision to record.
+    assert run_prompt(prompt) == []
+
+
 def test_private_span_removed_entirely() -> None:
     got = run_fixture("more/UserPromptSubmit.private_multiline.json")
     assert "tok-FAKE-123456" not in json.dumps(got)
-    assert "private" not in json.dumps(got)
+    assert "<private" not in json.dumps(got) and "</private" not in json.dumps(got)
     assert got == [
         (
             "user_prompt",
             {
                 "text": "Please review the invoice module.\nIt lives in src/app.py.\n\n"
-                "My staging token is , do not store it.\nThanks!"
+                "My staging token is [REDACTED:private], do not store it.\nThanks!"
             },
         ),
         ("intent", {"intent": "review"}),
-        ("decision", {"text": "My staging token is , do not store it."}),
+        ("decision", {"text": "My staging token is [REDACTED:private], do not store it."}),
     ]
 
 

@@ -49,6 +49,15 @@ def test_round_trip_matches_json(value: object) -> None:
 def test_malformed_documents_raise_jsondecodeerror(text: str | bytes) -> None:
     with pytest.raises(fastjson.JSONDecodeError):
         fastjson.loads(text)
+    if isinstance(text, str):  # the snapshot's fast path refuses the same
+        with pytest.raises(fastjson.JSONDecodeError):
+            fastjson.loads_data(text)
+
+
+@given(JSON_VALUES, st.sampled_from(["", " ", "\n", " \t"]), st.sampled_from(["", " ", "\n "]))
+def test_loads_data_reads_what_loads_reads(value: object, before: str, after: str) -> None:
+    text = before + fastjson.dumps(value) + after
+    assert fastjson.loads_data(text) == fastjson.loads(text) == json.loads(text)
 
 
 def test_malformed_is_a_decode_error_even_without_the_json_package() -> None:

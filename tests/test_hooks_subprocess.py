@@ -99,9 +99,7 @@ def test_huge_payload_is_salvaged_not_parsed(data_root: Path) -> None:
     result = run_hook("PostToolUse", payload, env=_env(data_root))
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     events = _dump(PROJECT, _env(data_root))["sessions"][0]["events"]
-    assert [(e["type"], json.loads(e["data"])["path"]) for e in events] == [
-        ("file_write", "huge.txt")
-    ]
+    assert [(e["type"], e["data"]["path"]) for e in events] == [("file_write", "huge.txt")]
 
 
 @pytest.mark.parametrize("kind", ["read-only", "under-a-file"])
@@ -186,7 +184,7 @@ def test_fixture_stream_fills_the_store(fixtures_dir: Path, data_root: Path) -> 
     events = [e for s in sessions for e in s["events"]]
     by_type: dict[str, list[dict]] = {}
     for e in events:
-        by_type.setdefault(e["type"], []).append(json.loads(e["data"]))
+        by_type.setdefault(e["type"], []).append(e["data"])
     assert any(d["path"] == "hello.py" for d in by_type["file_write"])
     assert any(d["path"] == "hello.py" for d in by_type["file_edit"])
     assert any(d["message"] == "init" for d in by_type["git_commit"])
@@ -312,7 +310,7 @@ def test_32_parallel_writers_lose_nothing(data_root: Path) -> None:
     results = [(p.wait(60), p.stdout.read(), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
     assert all(r == (0, b"", b"") for r in results)
     events = _dump(PROJECT, env)["sessions"][0]["events"]
-    paths = sorted(json.loads(e["data"])["path"] for e in events if e["type"] == "file_write")
+    paths = sorted(e["data"]["path"] for e in events if e["type"] == "file_write")
     assert paths == sorted(f"f{i}.py" for i in range(32))
     assert _log_text(data_root) == ""
 

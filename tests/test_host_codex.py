@@ -49,10 +49,7 @@ def hook(event: str, payload: dict[str, Any] | bytes) -> bytes:
 
 def events(project: Path) -> list[dict[str, Any]]:
     result = cli("dump", "--project", str(project), "--jsonl")
-    rows = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
-    for row in rows:
-        row["data"] = json.loads(row["data"]) if row["data"].startswith("{") else row["data"]
-    return rows
+    return [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
 
 
 def of_type(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

@@ -106,10 +106,7 @@ def replay(project: Path, until: int | None = None) -> list[tuple[dict[str, Any]
 
 def events(project: Path) -> list[dict[str, Any]]:
     result = cli("dump", "--project", str(project), "--jsonl")
-    rows = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
-    for row in rows:
-        row["data"] = json.loads(row["data"]) if row["data"].startswith("{") else row["data"]
-    return rows
+    return [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
 
 
 def of_type(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

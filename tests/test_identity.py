@@ -232,6 +232,77 @@ def test_hooks_anywhere_in_a_repository_write_the_one_store_the_cli_reads(
     assert meta["s-symlink"]["project_dir"] == real(family["main"])
 
 
+def _run(*args: str, cwd: Path) -> tuple[int, str, str]:
+    """``ctxmode ARGS`` started in ``cwd``: exit code, stdout, stderr."""
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_outside_git_a_subfolder_reads_the_folder_the_session_started_in(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """Claude Code started in ``plain`` (no git): its hooks record under ``plain`` from
+    any folder the work goes to; the CLI started in a subfolder finds that store, and
+    says on stderr which it read and why."""
+    plain = tmp_path / "plain"
+    (plain / "src" / "deep").mkdir(parents=True)
+    write("s-plain", "plain-marker.py", plain / "src", project=plain)
+    assert stores(data_root) == [paths.repo_store_name(real(plain)) + ".db"]
+    note = (
+        f"ctxmode: {real(plain / 'src' / 'deep')} is not in a git repository and has no "
+        f"store of its own: reading the one of {real(plain)}, the nearest folder above it "
+        "where sessions were recorded\n"
+    )
+    for args in (
+        ("search", "plain-marker"),
+        ("dump",),
+        ("sessions",),
+        ("search", "plain-marker", "--project", str(plain / "src" / "deep")),
+    ):
+        code, out, err = _run(*args, cwd=plain / "src" / "deep")
+        assert (code, err) == (0, note), (args, out, err)
+        assert "plain-marker.py" in out or "s-plain" in out, (args, out)
+    listed = json.loads(_run("sessions", "--json", cwd=plain / "src" / "deep")[1])
+    assert listed["project_dir"] == real(plain)
+    # Its own folder reads its own store: no note.
+    assert _run("search", "plain-marker", cwd=plain)[2] == ""
+    # Deleting a whole store takes the folder named, never one found above it.
+    code, out, err = _run("purge", "--project", "--yes", cwd=plain / "src")
+    assert (code, out, err) == (0, f"Nothing recorded for {real(plain / 'src')}.\n", "")
+    assert stores(data_root) == [paths.repo_store_name(real(plain)) + ".db"]
+
+
+def test_outside_git_nothing_recorded_says_where_it_looked(tmp_path: Path, data_root: Path) -> None:
+    (tmp_path / "plain" / "sub").mkdir(parents=True)
+    code, out, err = _run("search", "x", cwd=tmp_path / "plain" / "sub")
+    folder = real(tmp_path / "plain" / "sub")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"Error: no ctxmode store for {folder} "
+        f"(expected {paths.store_file(str(data_root), folder)}); nothing has been recorded "
+        "yet in this folder or any folder above it (outside git, a session is recorded "
+        "under the folder its client started in)\n"
+    )
+
+
+def test_a_repository_never_reads_a_store_above_it(tmp_path: Path, data_root: Path) -> None:
+    # A recorded folder outside git with a repository inside: the repository is its own
+    # project, recorded or not; only folders outside git look above themselves.
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    write("s-plain", "plain-marker.py", plain)
+    repo = make_repo(plain / "repo")
+    code, _, err = _run("search", "plain-marker", cwd=repo / "src")
+    assert code == 1
+    assert err.startswith(f"Error: no ctxmode store for {real(repo)} ")
+    assert err.endswith("nothing has been recorded for this repository yet\n")
+
+
 def test_worktree_narrows_sessions_dump_and_search(
     family: dict[str, Path], data_root: Path
 ) -> None:

@@ -50,6 +50,7 @@ class Run:
     """The environment of one install and the output of each install.sh call."""
 
     def __init__(self, base: Path) -> None:
+        self.base = base
         self.home = base / "home"
         self.data = base / "data"
         self.home.mkdir()
@@ -63,6 +64,7 @@ class Run:
             CTXMODE_HOME=str(self.data),
             CTXMODE_PYTHON=sys.executable,
             TMPDIR=str(base / "tmp"),
+            SHELL="/bin/bash",
             # No Claude Code version known: the gated events (PostCompact) stay out.
             CTXMODE_CLAUDE_VERSION="none",
         )
@@ -159,6 +161,86 @@ def test_data_root_is_private(run: Run) -> None:
     assert (run.data / "venv" / "bin" / "ctxmode").is_file()
 
 
+PATH_LINE = 'export PATH="$HOME/.local/bin:$PATH"'
+
+
+def test_the_command_is_linked_and_the_path_line_puts_it_on_path(run: Run) -> None:
+    """~/.local/bin is not on PATH: the command is linked there all the same, and the
+    line printed for the user's shell, run as printed, makes `ctxmode` a command."""
+    link = run.home / ".local" / "bin" / "ctxmode"
+    assert link.is_symlink() and os.readlink(link) == f"{run.data}/venv/bin/ctxmode"
+    out = run.calls["first"].stdout.splitlines()
+    assert out[1:4] == [
+        f"ctxmode: command: {link} (linked)",
+        "ctxmode: ~/.local/bin is not on your PATH: to run ctxmode by its name, run this "
+        "line, and add it to ~/.bashrc for new shells:",
+        f"    {PATH_LINE}",
+    ]
+    assert f"{run.home}/.local/bin" not in run.env["PATH"].split(":")
+    done = subprocess.run(
+        ["sh", "-c", f"{out[3].strip()}; command -v ctxmode; ctxmode --version"],
+        capture_output=True,
+        text=True,
+        env=run.env,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout.splitlines()[0] == str(link)
+    assert ctxmode.__version__ in done.stdout.splitlines()[1]
+
+
+@pytest.mark.parametrize(
+    ("shell", "on_path", "advice"),
+    [
+        (
+            "/usr/bin/zsh",
+            False,
+            [
+                "ctxmode: ~/.local/bin is not on your PATH: to run ctxmode by its name, run "
+                "this line, and add it to ~/.zshrc for new shells:",
+                f"    {PATH_LINE}",
+            ],
+        ),
+        (
+            "/usr/bin/fish",
+            False,
+            [
+                "ctxmode: ~/.local/bin is not on your PATH: to run ctxmode by its name, run "
+                "this once (fish keeps it):",
+                '    fish_add_path "$HOME/.local/bin"',
+            ],
+        ),
+        ("/bin/bash", True, []),
+    ],
+    ids=["zsh", "fish", "on-path"],
+)
+def test_each_shell_gets_its_own_line(
+    run: Run, tmp_path: Path, shell: str, on_path: bool, advice: list[str]
+) -> None:
+    # Another user's HOME, the same environment (nothing to rebuild): a few seconds.
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(run.env, HOME=str(home), SHELL=shell)
+    if on_path:
+        env["PATH"] = f"{home}/.local/bin:{env['PATH']}"
+    proc = subprocess.run(
+        [str(run.base / "checkout-newer" / "install.sh")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(home),
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout.splitlines()
+    link = home / ".local" / "bin" / "ctxmode"
+    linked = f"ctxmode (linked from {link})" if on_path else f"{link} (linked)"
+    assert out[1:-1] == [f"ctxmode: command: {linked}", *advice]
+    assert os.readlink(link) == f"{run.data}/venv/bin/ctxmode"
+
+
 def test_rerun_from_a_newer_checkout_upgrades_in_place(run: Run) -> None:
     upgrade = run.calls["upgrade"]
     assert upgrade.returncode == 0, upgrade.stdout + upgrade.stderr
@@ -215,7 +297,9 @@ def test_installed_commands_fill_the_store(run: Run, tmp_path: Path) -> None:
     )
     assert dump.returncode == 0, dump.stderr
     sessions = json.loads(dump.stdout)["sessions"]
-    data = " ".join(event["data"] for session in sessions for event in session["events"])
+    data = " ".join(
+        json.dumps(event["data"]) for session in sessions for event in session["events"]
+    )
     assert "hello.py" in data
     assert "nonexistent-mock-dir" in data  # the failed command's error
 

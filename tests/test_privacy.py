@@ -256,9 +256,9 @@ def test_private_spans_are_never_stored_nor_printed(tmp_path: Path) -> None:
     with Store.open(str(_store_path(tmp_path)), readonly=True) as store:
         texts = [json.loads(e.data)["text"] for e in store.session_events("pv")
                  if e.type == "user_prompt"]  # fmt: skip
-    assert texts[0] == "review it.  thanks"
-    assert texts[3] == "keep this part"
-    assert b"keep this part" in printed
+    assert texts[0] == "review it. [REDACTED:private] thanks"
+    assert texts[3] == "keep this part [REDACTED:private]"
+    assert b"keep this part [REDACTED:private]" in printed
 
 
 def test_private_spans_in_tool_fields_are_not_stored(tmp_path: Path) -> None:

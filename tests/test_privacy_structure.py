@@ -24,6 +24,8 @@ from ctxmode.extract.bash import SCAN_CHARS
 from ctxmode.extract.common import clip, fit, trim
 from ctxmode.redact import cut_at, cut_from, mask, safe_head, safe_tail, strip_private
 
+MARK = redact.PRIVATE_MARK  # what stands where a <private> span was removed
+
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0" * 2  # a fake GitHub token
 PIECES = [TOKEN[i : i + 10] for i in range(4, len(TOKEN) - 9)]  # its random part, by tens
@@ -45,18 +47,18 @@ def _inp(event: str, **fields: Any) -> payload.HookInput:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('a <private reason="secret">X</private> b', "a  b"),
-        ("a <private class='x' id=1>X</private> b", "a  b"),
-        ("a < private >X</ private > b", "a  b"),
-        ("a <private\n>X\n</private\n> b", "a  b"),
-        ("a <PrIvAtE>X</pRiVaTe> b", "a  b"),
-        ("a <private>X", "a "),
-        ("a <private reason=x", "a "),  # a tag never closed hides the rest as well
+        ('a <private reason="secret">X</private> b', f"a {MARK} b"),
+        ("a <private class='x' id=1>X</private> b", f"a {MARK} b"),
+        ("a < private >X</ private > b", f"a {MARK} b"),
+        ("a <private\n>X\n</private\n> b", f"a {MARK} b"),
+        ("a <PrIvAtE>X</pRiVaTe> b", f"a {MARK} b"),
+        ("a <private>X", f"a {MARK}"),
+        ("a <private reason=x", f"a {MARK}"),  # a tag never closed hides the rest as well
         ("a <private/> b", "a  b"),
-        ("a <private>X <private>Y</private> Z</private> b", "a  b"),
+        ("a <private>X <private>Y</private> Z</private> b", f"a {MARK} b"),
         ("a </private> b", "a </private> b"),
         ("<privateer> and <private_notes> stay", "<privateer> and <private_notes> stay"),
-        ("x <private>1</private> y <private>2</private> z", "x  y  z"),
+        ("x <private>1</private> y <private>2</private> z", f"x {MARK} y {MARK} z"),
     ],
 )
 def test_private_spans_in_every_spelling(text: str, expected: str) -> None:

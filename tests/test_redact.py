@@ -356,7 +356,7 @@ def test_prompt_fixture_private_span() -> None:
     prompt = json.loads(path.read_text())["payload"]["prompt"]
     assert strip_private(prompt) == (
         "Please review the invoice module.\nIt lives in src/app.py.\n\n"
-        "My staging token is , do not store it.\nThanks!"
+        "My staging token is [REDACTED:private], do not store it.\nThanks!"
     )
 
 
@@ -457,15 +457,20 @@ def test_mask_url(url: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("keep <private>drop</private> keep", "keep  keep"),
-        ("a <PRIVATE>x\ny\nz</Private> b", "a  b"),
-        ("a <private>one</private> b <private>two</private> c", "a  b  c"),
-        ("a <private>outer <private>inner</private> still</private> b", "a  b"),
-        ("a <private>to the end\nno close", "a "),
+        # A removed span leaves its mark: the sentence still says something was there.
+        ("keep <private>drop</private> keep", "keep [REDACTED:private] keep"),
+        ("a <PRIVATE>x\ny\nz</Private> b", "a [REDACTED:private] b"),
+        (
+            "a <private>one</private> b <private>two</private> c",
+            "a [REDACTED:private] b [REDACTED:private] c",
+        ),
+        ("a <private>outer <private>inner</private> still</private> b", "a [REDACTED:private] b"),
+        ("a <private>to the end\nno close", "a [REDACTED:private]"),
         ("stray </private> closer", "stray </private> closer"),
         ("no tags at all", "no tags at all"),
-        ("<private></private>", ""),
-        ("x<private>", "x"),
+        ("<private></private>", "[REDACTED:private]"),
+        ("x<private>", "x[REDACTED:private]"),
+        ("self-closed <private/> hides nothing", "self-closed  hides nothing"),
     ],
 )
 def test_strip_private(text: str, expected: str) -> None:

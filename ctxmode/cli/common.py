@@ -29,12 +29,39 @@ project_option = click.option(
 )
 
 
-def resolve_identity(project: str | None) -> paths.Identity:
+def resolve_identity(project: str | None, *, above: bool = True) -> paths.Identity:
     """The identity the hooks use (:func:`ctxmode.paths.identify`): of ``--project``
-    when given, else of ``$CLAUDE_PROJECT_DIR``, else of the working directory."""
-    if project:
-        return paths.identify_dir(project)
-    return paths.identify(os.getcwd(), os.environ)
+    when given, else of ``$CLAUDE_PROJECT_DIR``, else of the working directory.
+
+    Outside git, a folder without a store of its own belongs to the nearest folder above
+    it that has one (:func:`ctxmode.paths.recorded_above`): the hooks recorded the
+    session under the folder its client started in. A note on stderr says so.
+    ``above=False``: the folder itself (deleting a whole store names it exactly).
+    """
+    identity = paths.identify_dir(project) if project else paths.identify(os.getcwd(), os.environ)
+    if identity.worktree is not None or not above:
+        return identity
+    root = paths.data_root(os.environ)
+    if os.path.exists(paths.store_file(root, identity.project)):
+        return identity
+    found = paths.recorded_above(identity.project, root)
+    if found is None:
+        return identity
+    # Said once per command, however often it resolves the project.
+    context = click.get_current_context(silent=True)
+    noted = context.find_root().meta.setdefault(_NOTED, set()) if context else set()
+    if (identity.project, found) not in noted:
+        noted.add((identity.project, found))
+        click.echo(
+            f"ctxmode: {identity.project} is not in a git repository and has no store of "
+            f"its own: reading the one of {found}, the nearest folder above it where "
+            "sessions were recorded",
+            err=True,
+        )
+    return paths.Identity(found)
+
+
+_NOTED = "ctxmode.noted_stores"
 
 
 def resolve_project(project: str | None) -> str:
@@ -42,11 +69,11 @@ def resolve_project(project: str | None) -> str:
     return resolve_identity(project).project
 
 
-def store_path_for(project: str | None) -> tuple[str, str]:
+def store_path_for(project: str | None, *, above: bool = True) -> tuple[str, str]:
     """(repository key, its store's path). A repository whose stores still carry the
     names of an older version gets them merged first (ctxmode.store.merge), so the CLI
-    reads what the hooks wrote however it was keyed."""
-    identity = resolve_identity(project)
+    reads what the hooks wrote however it was keyed. ``above``: see :func:`resolve_identity`."""
+    identity = resolve_identity(project, above=above)
     root = paths.data_root(os.environ)
     path = paths.store_file(root, identity.project)
     if not os.path.exists(path) and os.path.isdir(os.path.join(root, "sessions")):
@@ -114,6 +141,15 @@ client_option = click.option(
 )
 
 
+CLIENT_NAMES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
+def sessions_of(client: str | None) -> str:
+    """``sessions``, or ``Codex sessions`` where ``--client`` narrows the list: an empty
+    answer then says which sessions there are none of."""
+    return "sessions" if client is None else f"{CLIENT_NAMES[client]} sessions"
+
+
 def client_of(meta: dict[str, Any]) -> str:
     """The host a session ran in (its name in ``ctxmode.hosts``)."""
     return str(meta.get("client") or hosts.DEFAULT)
@@ -139,7 +175,7 @@ def open_store(
     if must_exist and not os.path.exists(path):
         raise click.ClickException(
             f"no ctxmode store for {project_dir} (expected {path}); "
-            "nothing has been recorded for this project yet"
+            f"nothing has been recorded {_where(project_dir)}"
         )
     try:
         try:
@@ -157,6 +193,17 @@ def open_store(
         raise click.ClickException(f"{path}: {exc}") from exc
     finally:
         store.close()
+
+
+def _where(project_dir: str) -> str:
+    """Where nothing was recorded: a repository (all its worktrees), or outside git the
+    folder and every folder above it (:func:`resolve_identity` looked there)."""
+    if paths.identify_dir(project_dir).worktree is not None:
+        return "for this repository yet"
+    return (
+        "yet in this folder or any folder above it (outside git, a session is recorded "
+        "under the folder its client started in)"
+    )
 
 
 # ---------------------------------------------------------------- shared options

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+import orjson
 
 from ctxmode import hosts
 from ctxmode.cli.common import (
@@ -19,6 +20,7 @@ from ctxmode.cli.common import (
     relative_time,
     resolve_session,
     resolve_worktree,
+    sessions_of,
     since_option,
     worktree_option,
 )
@@ -49,6 +51,22 @@ RESUME_FIELDS = (
     "snapshot",
 )
 COMPACTION_FIELDS = ("compact_seq", "trigger", "origin", "summary", "summary_at", "created_at")
+# The form of the --json document and of each --jsonl line. 2: an event's ``data`` is its
+# JSON object (it was that object's text, a string to decode a second time).
+FORMAT = 2
+
+
+def event_data(text: str) -> Any:
+    """An event's stored ``data`` as the dump shows it: the JSON object it holds, or the
+    text itself where it holds none (plain text, or a value cut short)."""
+    if text.startswith("{"):
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text
+        if isinstance(value, dict):
+            return value
+    return text
 
 
 def collect(
@@ -60,12 +78,15 @@ def collect(
     limit: int | None = None,
     worktree: str | None = None,
     client: str | None = None,
+    decode_data: bool = True,
 ) -> dict[str, Any]:
-    """The dump document (design.md contract): ``{"sessions": [...]}``.
+    """The dump document (design.md contract): ``{"format": 2, "sessions": [...]}``.
 
     ``session`` is a full id (see :func:`resolve_session`), ``since`` a store timestamp
     (see :func:`parse_since`), ``limit`` the newest N events per session, ``worktree``
-    the work tree the sessions ran in (see :func:`resolve_worktree`).
+    the work tree the sessions ran in (see :func:`resolve_worktree`). ``decode_data``:
+    each event's ``data`` as its JSON object (:func:`event_data`); False keeps the
+    stored text (the text listing shows it as stored).
     """
     sessions = []
     for meta in store.sessions():
@@ -82,7 +103,10 @@ def collect(
                 continue
             if category and event.category != category:
                 continue
-            events.append({name: getattr(event, name) for name in EVENT_FIELDS})
+            row = {name: getattr(event, name) for name in EVENT_FIELDS}
+            if decode_data:
+                row["data"] = event_data(row["data"])
+            events.append(row)
         if limit is not None:
             events = events[-limit:]
         resumes = [
@@ -113,12 +137,12 @@ def collect(
                 "compactions": compactions,
             }
         )
-    return {"sessions": sessions}
+    return {"format": FORMAT, "sessions": sessions}
 
 
-def _render_text(document: dict[str, Any], store_path: str) -> None:
+def _render_text(document: dict[str, Any], store_path: str, client: str | None) -> None:
     if not document["sessions"]:
-        click.echo(f"No sessions recorded in {store_path}.")
+        click.echo(f"No {sessions_of(client)} recorded in {store_path}.")
         return
     for session in document["sessions"]:
         click.secho(visible(f"session {session['session_id']}"), bold=True)
@@ -168,9 +192,14 @@ def _render_text(document: dict[str, Any], store_path: str) -> None:
 )
 @limit_option("At most this many (newest) events per session (default: all).")
 @click.option(
-    "--json", "as_json", is_flag=True, help="One JSON document (sessions, events, resumes)."
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON document (sessions, events, resumes); each event's data is an object.",
 )
-@click.option("--jsonl", "as_jsonl", is_flag=True, help="One JSON object per event.")
+@click.option(
+    "--jsonl", "as_jsonl", is_flag=True, help="One JSON object per event, its data an object."
+)
 def dump(
     project: str | None,
     worktree: str | None,
@@ -197,15 +226,14 @@ def dump(
             limit=limit,
             worktree=tree,
             client=client,
+            decode_data=as_json or as_jsonl,
         )
         if as_json:
             echo_json(document)
         elif as_jsonl:
-            import orjson
-
             for entry in document["sessions"]:
                 for event in entry["events"]:
-                    line = {"session_id": entry["session_id"], **event}
+                    line = {"format": FORMAT, "session_id": entry["session_id"], **event}
                     click.echo(visible(orjson.dumps(line).decode()))
         else:
-            _render_text(document, store.path)
+            _render_text(document, store.path, client)

@@ -27,6 +27,7 @@ from ctxmode.cli.common import (
     relative_time,
     resolve_session,
     resolve_worktree,
+    sessions_of,
     store_path_for,
     worktree_option,
 )
@@ -139,7 +140,7 @@ def sessions_cmd(
     One line each: start, last activity, events, compactions, session id (its first
     8 characters are enough wherever an id is asked for), the worktree and branch it
     ran in (every worktree of the repository shares one store), the client when the
-    store holds sessions of more than one (Claude Code, Codex), and the first prompt
+    store holds sessions of more than one (Claude Code, Codex, Gemini), and the first prompt
     as title.
     """
     tree = resolve_worktree(worktree, project)
@@ -148,7 +149,7 @@ def sessions_cmd(
         if as_json:
             echo_json({"project_dir": project_dir, "store": path, "sessions": []})
         else:
-            click.echo(f"No sessions recorded for {project_dir} yet.")
+            click.echo(f"No {sessions_of(client)} recorded for {project_dir} yet.")
         return
     with open_store(project) as store:
         rows = session_rows(store, tree, client)
@@ -157,7 +158,7 @@ def sessions_cmd(
         return
     if not rows:
         where = f" in the worktree {tree}" if tree else ""
-        click.echo(f"No sessions recorded for {project_dir}{where}.")
+        click.echo(f"No {sessions_of(client)} recorded for {project_dir}{where}.")
         return
     places = [worktree_label(row, project_dir) for row in rows]
     # No column when no session knows its worktree (outside git, or all from before 0.3).
@@ -487,7 +488,8 @@ def purge_cmd(
         click.echo(f"Removed {plural(removed, 'file')} ({_human(size)}) under {root}.")
         return
     project_arg = None if project in (None, CURRENT) else project
-    project_dir, path = store_path_for(project_arg)
+    # The whole store is deleted only for the folder named, never one found above it.
+    project_dir, path = store_path_for(project_arg, above=bool(modes))
     if not os.path.exists(path):
         if session is not None:
             raise click.BadParameter(

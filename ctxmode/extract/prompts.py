@@ -472,13 +472,15 @@ def is_client_prompt(text: str) -> bool:
 
 
 def clean(prompt: str | None) -> str:
-    """The user's prompt with ``<private>`` spans removed; ``""`` when nothing is left.
+    """The user's prompt with ``<private>`` spans replaced by their mark; ``""`` when
+    nothing else is left (a prompt that is all private is no request to record).
 
     Prompts written by the client itself (see ``CLIENT_PROMPT_TAGS``) count as empty.
     """
     if not prompt or is_client_prompt(prompt):
         return ""
-    return redact.strip_private(prompt).strip()
+    text = redact.strip_private(prompt).strip()
+    return text if text.replace(redact.PRIVATE_MARK, "").strip() else ""
 
 
 def is_slash_command(text: str) -> bool:

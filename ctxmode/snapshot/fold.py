@@ -20,7 +20,7 @@ def _fields(data: object) -> dict[Any, Any]:
     if isinstance(data, str):
         if data[:1] == "{":
             try:
-                value = fastjson.loads(data)
+                value = fastjson.loads_data(data)
             except ValueError:
                 return {0: data}
             if isinstance(value, dict):

@@ -113,7 +113,8 @@ class Store(Events, Sessions, Resumes):
 
     @guarded
     def dump(self, session_id: str | None = None) -> dict[str, Any]:
-        """The ``ctxmode dump --json`` contract: ``{"sessions": [{…, "events", "resumes"}]}``."""
+        """``{"sessions": [{…, "events", "resumes"}]}`` with each event's ``data`` as stored
+        (text); ``ctxmode dump --json`` (``cli/dump.py``) decodes it and adds ``format``."""
         result = []
         for meta in self.sessions():
             if session_id is not None and meta["session_id"] != session_id:

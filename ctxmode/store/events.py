@@ -20,12 +20,12 @@ from ctxmode.hashing import sha256_hex
 from ctxmode.store.connection import Connection, _Tx, guarded
 from ctxmode.store.sessions import NO_WHERE, UPSERT_META
 from ctxmode.store.values import (
-    EVENT_COLUMNS,
+    SESSION_EVENT_COLUMNS,
     as_opt_text,
     as_priority,
     as_text,
-    event_from_row,
     iso_utc,
+    session_events_from_rows,
 )
 
 TYPE_CHECKING = False
@@ -287,11 +287,13 @@ class Events(Connection):
     @guarded
     def session_events(self, session_id: str) -> list[SessionEvent]:
         """The session's events, oldest first, every field filled in."""
+        session_id = as_text(session_id)
         rows = self.conn.execute(
-            f"SELECT {EVENT_COLUMNS} FROM session_events WHERE session_id = ? ORDER BY {ORDER}",
-            (as_text(session_id),),
+            f"SELECT {SESSION_EVENT_COLUMNS} FROM session_events WHERE session_id = ? "
+            f"ORDER BY {ORDER}",
+            (session_id,),
         ).fetchall()
-        return [event_from_row(row) for row in rows]
+        return session_events_from_rows(rows, session_id)
 
     @guarded
     def open_error_keys(self, session_id: str) -> set[str]:

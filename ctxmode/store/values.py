@@ -9,7 +9,7 @@ from ctxmode.events import SessionEvent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
     from ctxmode.migrations import _sqlite3
@@ -91,21 +91,69 @@ EVENT_COLUMNS = (
 )
 
 
+_WIDTH = EVENT_COLUMNS.count(",") + 1
+# A session's own events: its id is the query's, not a column read 1,000 times.
+SESSION_EVENT_COLUMNS = EVENT_COLUMNS.replace(" session_id,", "")
+_new = object.__new__
+
+
+def events_from_rows(rows: Iterable[Sequence[Any]]) -> list[SessionEvent]:
+    """Events from rows of exactly :data:`EVENT_COLUMNS`; see :func:`session_events_from_rows`."""
+    events: list[SessionEvent] = []
+    append = events.append
+    for row in rows:
+        event = _new(SessionEvent)
+        (
+            event.id,
+            event.session_id,
+            event.type,
+            event.category,
+            event.priority,
+            event.data,
+            event.source_hook,
+            event.agent_id,
+            event.agent_type,
+            event.tool_use_id,
+            event.bytes_avoided,
+            event.created_at,
+        ) = row
+        append(event)
+    return events
+
+
+def session_events_from_rows(rows: Iterable[Sequence[Any]], session_id: str) -> list[SessionEvent]:
+    """The events of ``session_id`` from rows of exactly :data:`SESSION_EVENT_COLUMNS`.
+
+    Each record is made without a call of ``SessionEvent.__init__`` (keyword arguments,
+    a frame per row) and its slots are filled from the row in one unpacking: about 6x
+    faster; with the session id not read per row, ~8 M of a PreCompact's instructions on
+    a 1,000-event session (ctxmode bench).
+    """
+    events: list[SessionEvent] = []
+    append = events.append
+    for row in rows:
+        event = _new(SessionEvent)
+        (
+            event.id,
+            event.type,
+            event.category,
+            event.priority,
+            event.data,
+            event.source_hook,
+            event.agent_id,
+            event.agent_type,
+            event.tool_use_id,
+            event.bytes_avoided,
+            event.created_at,
+        ) = row
+        event.session_id = session_id
+        append(event)
+    return events
+
+
 def event_from_row(row: Sequence[Any]) -> SessionEvent:
-    return SessionEvent(
-        row[2],
-        row[3],
-        row[4],
-        row[5],
-        id=row[0],
-        session_id=row[1],
-        source_hook=row[6],
-        agent_id=row[7],
-        agent_type=row[8],
-        tool_use_id=row[9],
-        bytes_avoided=row[10],
-        created_at=row[11],
-    )
+    """One event from a row that starts with :data:`EVENT_COLUMNS` (search adds more)."""
+    return events_from_rows((row[:_WIDTH],))[0]
 
 
 def dicts(cursor: _sqlite3.Cursor) -> list[dict[str, Any]]:

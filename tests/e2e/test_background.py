@@ -6,7 +6,6 @@ sends SIGTERM to the hooks still running, see ctxmode.inflight)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -70,7 +69,7 @@ def test_background_capture_stores_every_call_in_order_and_the_last_in_the_snaps
     h.claude_p("/compact", proj, resume=sid)
 
     session = h.session(proj, sid)
-    writes = [json.loads(e["data"])["path"] for e in session["events"] if e["type"] == "file_write"]
+    writes = [e["data"]["path"] for e in session["events"] if e["type"] == "file_write"]
     assert writes == written, (
         f"{len(set(written) - set(writes))} writes missing, or out of the calls' order: {writes}"
     )
@@ -78,7 +77,7 @@ def test_background_capture_stores_every_call_in_order_and_the_last_in_the_snaps
     # gave up waiting for earlier ones, on a loaded machine, records its resolution "unsure"
     # under its own key: one with no failure of that key resolves nothing. Count by key.)
     keyed = [
-        (e["type"], json.loads(e["data"]).get("key"))
+        (e["type"], e["data"].get("key"))
         for e in session["events"]
         if e["type"] in ("tool_error", "error_resolved")
     ]
@@ -137,7 +136,7 @@ def test_a_p_run_that_ends_with_its_last_capture_running_keeps_its_end_snapshot(
         os.unlink(folder / fake)
         os.close(held)
     session = h.session(proj, run.session_id)
-    writes = [json.loads(e["data"])["path"] for e in session["events"] if e["type"] == "file_write"]
+    writes = [e["data"]["path"] for e in session["events"] if e["type"] == "file_write"]
     assert writes == ["notes/plan.md"], session["events"]
     ends = [r for r in session["resumes"] if r.get("kind") == "end" and not r.get("consumed")]
     assert len(ends) == 1, session["resumes"]

@@ -16,6 +16,7 @@ import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -144,7 +145,7 @@ def test_codex_session_edits_commits_fails_compacts_and_resumes(world: CodexWorl
     events = _events(_dump(world, proj))
     types = [e.get("type") for e in events]
     assert "file_write" in types and "git_commit" in types, events
-    errors = [json.loads(str(e["data"])) for e in events if e.get("type") == "tool_error"]
+    errors = [cast(dict[str, Any], e["data"]) for e in events if e.get("type") == "tool_error"]
     # The exit code (2) lives in the rollout file only: read at SessionEnd.
     assert [e["key"] for e in errors] == [FAILING], events
     # The resumed turn, compacted before it runs (Codex: PreCompact, PostCompact, then
@@ -194,7 +195,7 @@ def test_a_project_scope_install_runs_once_codex_trusts_the_project(
         world.api.script = Steps(shell("echo scoped > out2.txt"), final="Wrote it.")
         trusted = world.run("Write out2.txt.", proj, flags=("--trust",))
         assert "hook: PostToolUse Completed" in trusted.hook_lines(), trusted.describe()
-        paths = [str(e.get("data")) for e in _events(_dump(world, proj))]
+        paths = [json.dumps(e.get("data")) for e in _events(_dump(world, proj))]
         assert any("out2.txt" in data for data in paths), paths
         # Codex wrote its trust into ctxmode's block: uninstall and install keep it.
         world.ctxmode("uninstall", "--host", "codex", "--project", str(proj))
@@ -203,7 +204,7 @@ def test_a_project_scope_install_runs_once_codex_trusts_the_project(
         world.api.script = Steps(shell("echo scoped > out3.txt"), final="Wrote it.")
         later = world.run("Write out3.txt.", proj)
         assert "hook: PostToolUse Completed" in later.hook_lines(), later.describe()
-        paths = [str(e.get("data")) for e in _events(_dump(world, proj))]
+        paths = [json.dumps(e.get("data")) for e in _events(_dump(world, proj))]
         assert any("out3.txt" in data for data in paths), paths
         assert world.log_errors() == []
     finally:

@@ -11,7 +11,6 @@ log (no ERROR), and the request bodies the mock received (what the model was sen
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -80,9 +79,6 @@ def events_of(session: dict[str, Any], type_: str) -> list[dict[str, Any]]:
     out = []
     for event in session["events"]:
         if event["type"] == type_:
-            data = event["data"]
-            with contextlib.suppress(TypeError, ValueError):
-                event = {**event, "data": json.loads(data)}
             out.append(event)
     return out
 

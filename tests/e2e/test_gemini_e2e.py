@@ -164,7 +164,7 @@ def _events(doc: dict[str, object]) -> list[dict[str, object]]:
 
 
 def _data(event: dict[str, object]) -> dict[str, object]:
-    value = json.loads(str(event["data"]))
+    value = event["data"]
     assert isinstance(value, dict)
     return value
 

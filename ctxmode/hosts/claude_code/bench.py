@@ -67,7 +67,7 @@ def commands(settings_path: str | None, python: str | None) -> HostCommands:
     the installed commands say which interpreter they run."""
     from ctxmode.hosts.claude_code.install import BACKGROUND_FLAG
 
-    found, source = resolve_commands(settings_path)
+    found, source, plan = resolve_commands(settings_path)
     found[STATUS_LINE] = statusline_command(settings_path)
     # Both capture modes, whichever is installed: the foreground command (the agent waits
     # for it) as "PostToolUse", the same with --background (it does not) beside it.
@@ -78,18 +78,38 @@ def commands(settings_path: str | None, python: str | None) -> HostCommands:
         found["PostToolUse"] = capture
     if capture:
         found[BACKGROUND + "PostToolUse"] = f"{capture} {BACKGROUND_FLAG}"
-    notes = [
-        "captures are registered in the background: the agent does not wait for them; the "
-        "'background' row is the process's own cost, spent beside the agent loop "
-        "(scripts/bench_background.py measures the loop through the real client)"
-        if installed_background
-        else "captures are registered in the foreground: the agent waits for each; the "
-        "'background' row is what a client that runs them in the background "
-        "(Claude Code >= 2.1.19) would leave to run beside the agent loop"
-    ]
+    notes = [capture_note(installed_background, plan)]
     pythons = {event: interpreter_of(command) for event, command in found.items()}
     main = pythons.get("PostToolUse") or next(iter(pythons.values()))
     return HostCommands(found, main, pythons, source, notes)
+
+
+def capture_note(background: bool, plan: tuple[bool, str] | None) -> str:
+    """What the 'background' row means for the captures measured: as registered, or
+    (``plan``: nothing is installed) as ``ctxmode install`` would register them here."""
+    mode = "background" if background else "foreground"
+    if plan is None:
+        how = f"captures are registered in the {mode}"
+        wait = "the agent does not wait for them" if background else "the agent waits for each"
+    else:
+        how = (
+            "nothing is installed; `ctxmode install` would register the captures in the "
+            f"{mode} ({plan[1]})"
+        )
+        wait = (
+            "the agent would not wait for them" if background else "the agent would wait for each"
+        )
+    if background:
+        row = (
+            "the 'background' row is the process's own cost, spent beside the agent loop "
+            "(scripts/bench_background.py measures the loop through the real client)"
+        )
+    else:
+        row = (
+            "the 'background' row is what a client that runs them in the background "
+            "(Claude Code >= 2.1.19) would leave to run beside the agent loop"
+        )
+    return f"{how}: {wait}; {row}"
 
 
 def prepare(project: str, scratch: str, session: str, wanted: Set[str]) -> dict[str, str]:
@@ -117,11 +137,23 @@ def check(case: Case, sample: Sample) -> list[str]:
 # -- which commands ----------------------------------------------------------------------
 
 
-def default_commands() -> dict[str, str]:
-    """The commands ``ctxmode install`` would write for this installation."""
+NOT_INSTALLED = "not installed: the commands `ctxmode install` would write"
+
+
+def capture_plan() -> tuple[bool, str]:
+    """Whether ``ctxmode install`` would register the captures in the background here,
+    and why (one clause): the Claude Code it would find decides (``install.find_client``)."""
+    from ctxmode.hosts.claude_code import background_mode, install
+
+    return background_mode(install.find_client().version)
+
+
+def default_commands(background: bool = False) -> dict[str, str]:
+    """The commands ``ctxmode install`` would write for this installation (every event;
+    ``background``: the captures as install registers them for a client with async hooks)."""
     from ctxmode.hosts.claude_code import install
 
-    return {spec.event: spec.command for spec in install.hook_specs()}
+    return {spec.event: spec.command for spec in install.hook_specs(background=background)}
 
 
 def _settings_candidates(project_dir: str) -> list[str]:
@@ -142,13 +174,14 @@ def _settings_candidates(project_dir: str) -> list[str]:
 
 def resolve_commands(
     settings_path: str | None = None, project_dir: str | None = None
-) -> tuple[dict[str, str], str]:
-    """(command per event, where they came from).
+) -> tuple[dict[str, str], str, tuple[bool, str] | None]:
+    """(command per event, where they came from, install's plan or None).
 
     With ``settings_path``: that file's ctxmode commands. Otherwise the installed ones
     (local, project, then user settings of the current project); when none is
-    installed, the commands this installation would write. Events a settings file
-    lacks are filled in with the latter, and the source says so.
+    installed, the commands this installation would write, the captures in the mode
+    install would choose, and that choice (:func:`capture_plan`). Events a settings
+    file lacks are filled in with the latter, and the source says so.
     """
     defaults = default_commands()
     if settings_path is not None:
@@ -175,14 +208,15 @@ def resolve_commands(
                 found.update(new)
                 sources.append(candidate)
         if not found:
-            return defaults, "not installed: the commands `ctxmode install` would write"
+            plan = capture_plan()
+            return default_commands(plan[0]), NOT_INSTALLED, plan
     missing = [event for event in defaults if event not in found]
     source = ", ".join(sources)
     if missing:
         source += (
             f" (not registered there, so as `ctxmode install` would write: {', '.join(missing)})"
         )
-    return {**defaults, **found}, source
+    return {**defaults, **found}, source, None
 
 
 def statusline_command(settings_path: str | None = None, project_dir: str | None = None) -> str:
