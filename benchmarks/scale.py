@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from ctxmode import bench, hooklog, paths, payload  # noqa: E402
+from ctxmode.hosts.claude_code.bench import default_commands  # noqa: E402
 from ctxmode.events import SessionEvent  # noqa: E402
 from ctxmode.extract import extract  # noqa: E402
 from ctxmode.store import Store, iso_utc  # noqa: E402
@@ -149,7 +150,7 @@ def scale(root: str, sessions: int, events: int) -> None:
     os.makedirs(os.path.join(project, ".git"), exist_ok=True)
     env = bench.hook_env(home, project)
     path = paths.store_path(project, env)
-    commands = bench.default_commands()
+    commands = default_commands()
     python = bench.interpreter_of(commands["PostToolUse"])
     bundle = bench.load_payloads()
     pool = event_pool(project)
@@ -280,7 +281,7 @@ def concurrency(root: str, parallel: int, waves: int) -> None:
     os.makedirs(os.path.join(project, ".git"), exist_ok=True)
     env = bench.hook_env(home, project)
     path = paths.store_path(project, env)
-    command = bench.default_commands()["PostToolUse"]
+    command = default_commands()["PostToolUse"]
     template = bench.load_payloads()["payloads"]["edit"]
     session = f"parallel-{time.time_ns()}"
     before = 0
