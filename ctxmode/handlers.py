@@ -759,7 +759,12 @@ def _note_client(store: Store, inp: HookInput, ctx: Context) -> None:
 
     client = liveness.this_client()
     if client is not None:
-        store.set_client(inp.session_id, client)
+        # Not worth this hook's snapshot: unrecorded, the session is taken as running.
+        # (try/except, not contextlib.suppress: contextlib is one more import on a hook.)
+        try:  # noqa: SIM105
+            store.set_client(inp.session_id, client)
+        except StoreLocked:
+            pass
 
 
 def on_session_end(inp: HookInput, ctx: Context) -> str | None:
