@@ -23,7 +23,7 @@ from ctxmode.context import Context as Context  # re-exported: tests and older c
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
     from typing import BinaryIO, NoReturn
 
 # Our own deadlines, well inside the timeouts ``ctxmode install`` registers
@@ -63,7 +63,8 @@ def call_stamp(one_call: bool = False) -> tuple[int, bool]:
     The time the client spawned the process is the start of our process group's leader
     when the client gave the call a group of its own: under load, a hook can take tens of
     ms to reach its first line, more than the time between two calls, so a clock read
-    here would misorder them. :func:`spawn_stamp` turns that start into the call's place.
+    here would misorder them. :func:`spawn_stamp` turns what the kernel recorded of that
+    leader into the call's place; no clock is read.
 
     Whether the group is the call's own is decided exactly, never by its age: this
     process runs this one call (``one_call``: the hook shim's process, not the in-process
@@ -83,68 +84,43 @@ def call_stamp(one_call: bool = False) -> tuple[int, bool]:
             return time.time_ns(), False
         with open(f"/proc/{group}/stat", "rb") as fh:
             ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        booted = _boot_time()
         hz = os.sysconf("SC_CLK_TCK")
-        boot_clock = time.CLOCK_BOOTTIME
-    except (OSError, ValueError, IndexError, AttributeError):
+    except (OSError, ValueError, IndexError):
         return time.time_ns(), False
-    return spawn_stamp(ticks, group, hz, time.time_ns, lambda: time.clock_gettime_ns(boot_clock))
+    return spawn_stamp(booted, ticks, group, hz), True
 
 
 # Pids are below 2**22 (the kernel's PID_MAX_LIMIT): a leader's pid scaled by this span
 # places it within its clock tick.
 PID_SPAN = 1 << 22
-# Two clock reads this close (ns) were not interrupted; see _epoch_offset.
-TIGHT_READS = 50_000
-OFFSET_TRIES = 3
 
 
-def spawn_stamp(
-    ticks: int,
-    leader: int,
-    hz: int,
-    realtime: Callable[[], int],
-    boottime: Callable[[], int],
-) -> tuple[int, bool]:
+def spawn_stamp(booted: int, ticks: int, leader: int, hz: int) -> int:
     """The place of a call whose group ``leader`` the kernel started ``ticks`` clock ticks
-    (1/``hz`` s) after boot: ``(ns since the epoch, exact)``.
+    (1/``hz`` s) after it booted at ``booted`` (s since the epoch), in ns since the epoch.
 
-    The ticks order calls started in different ticks. Within one tick (10 ms: two hooks
-    of a parallel batch, or of two calls close together) the leader's pid does: the
-    kernel numbers processes in the order it creates them. (The time a hook reaches this
-    line is no order: under load the hook of the earlier call can get here later.) A
-    call's place is off its true start by less than a tick, like the ticks themselves.
-
-    The boot clock's start on the epoch (realtime − boottime) is read from back-to-back
-    reads, the tightest of a few pairs (:func:`_epoch_offset`): a process preempted
-    between two reads would otherwise date its call as much earlier as the preemption
-    lasted, before the call that came before it.
+    Made of what the kernel recorded alone, so a call has one place however late and
+    however interrupted its hook computes it. (Clock reads could not give that: the boot
+    clock's start on the epoch, read as realtime minus boottime, came out as much too
+    early as the hook was preempted between the two reads, before the call that came
+    before it; and read by two processes it differs by a few hundred ns, more than
+    orders two calls within one tick.) The ticks order calls started in different
+    ticks; within one tick (10 ms: a parallel batch, or two calls close together) the
+    leader's pid does: the kernel numbers processes in the order it creates them. The
+    kernel's boot time is whole seconds: places are up to a second before the wall
+    clock's time of the call, the same second for every call of one boot.
     """
     tick = 1_000_000_000 // hz
-    offset, now = _epoch_offset(realtime, boottime)
-    started = ticks * tick
-    if now < started:
-        return realtime(), False  # a start after now: the kernel's clocks disagree with ours
-    return offset + started + leader % PID_SPAN * tick // PID_SPAN, True
+    return booted * 1_000_000_000 + ticks * tick + leader % PID_SPAN * tick // PID_SPAN
 
 
-def _epoch_offset(realtime: Callable[[], int], boottime: Callable[[], int]) -> tuple[int, int]:
-    """``(realtime − boottime, boottime now)`` in ns, from a realtime read, a boottime read
-    and a realtime read back to back: of a few such triples, the one whose realtime reads
-    are closest (a preemption, or a clock step, between them shows as a gap)."""
-    best = (-1, 0, 0)
-    for _ in range(OFFSET_TRIES):
-        before = realtime()
-        boot = boottime()
-        gap = realtime() - before
-        if gap < 0:
-            continue  # the clock was set back between the reads
-        if best[0] < 0 or gap < best[0]:
-            best = (gap, before + gap // 2 - boot, boot)
-        if gap <= TIGHT_READS:
-            break
-    if best[0] < 0:  # set back at every try: no better estimate than one plain pair
-        return realtime() - boottime(), boottime()
-    return best[1], best[2]
+def _boot_time() -> int:
+    """When the kernel booted, in s since the epoch (``btime`` in /proc/stat)."""
+    with open("/proc/stat", "rb") as fh:
+        data = fh.read()
+    at = data.index(b"\nbtime ") + 7
+    return int(data[at : data.index(b"\n", at)])
 
 
 # The shells a client runs a hook's command with (``sh -c``; Codex: ``bash -lc``).
