@@ -206,3 +206,15 @@ def test_startup_takes_no_session_that_ended_longer_ago_than_its_max_age(tmp_pat
         later = time.time() + 2 * hour
         assert store.unended_sessions(exclude_session="x", max_age_seconds=hour, now=later) == []
         assert store.unended_sessions(exclude_session="x", now=later) != []  # resume: no age
+
+
+def test_a_purged_session_leaves_no_client_behind(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    _worked(w, "gone", "plan.py").ends()
+    with Store.open(paths.store_path(str(w.dir), w.env)) as store:
+        key = "client:gone"
+        (client,) = store.conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,))
+        pid, start = (int(part) for part in client[0].split())
+        assert pid > 1 and start > 0
+        store.purge_session("gone")
+        assert store.conn.execute("SELECT 1 FROM store_meta WHERE key = ?", (key,)).fetchall() == []
