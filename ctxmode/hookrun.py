@@ -86,7 +86,7 @@ def call_stamp(one_call: bool = False) -> tuple[int, bool]:
             ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
         booted = _boot_time()
         hz = os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError, AttributeError):  # (no getpgid: Windows)
         return time.time_ns(), False
     return spawn_stamp(booted, ticks, group, hz), True
 

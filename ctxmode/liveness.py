@@ -23,7 +23,7 @@ def this_client() -> str | None:
         group = os.getpgid(0)
         parent = os.getppid() if group == os.getpid() else int(_stat(group)[1])
         return f"{parent} {_start(parent)}"
-    except (OSError, ValueError, IndexError):
+    except (OSError, ValueError, IndexError, AttributeError):  # (no getpgid: Windows)
         return None
 
 

@@ -139,6 +139,14 @@ def test_calls_started_in_one_tick_keep_the_order_the_client_started_them() -> N
     )
 
 
+def test_where_there_are_no_process_groups_a_call_has_no_exact_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delattr(os, "getpgid")  # Windows
+    at, exact = hookrun.call_stamp(True)
+    assert exact is False and at > 0
+
+
 _PREEMPTED = """
 import sys, time
 sys.path.insert(0, {repo!r})
