@@ -34,9 +34,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from ctxmode import bench, hooklog, paths, payload  # noqa: E402
-from ctxmode.hosts.claude_code.bench import default_commands  # noqa: E402
 from ctxmode.events import SessionEvent  # noqa: E402
 from ctxmode.extract import extract  # noqa: E402
+from ctxmode.hosts.claude_code.bench import default_commands  # noqa: E402
 from ctxmode.store import Store, iso_utc  # noqa: E402
 
 PLACEHOLDER = "@N@"

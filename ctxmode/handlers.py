@@ -33,6 +33,7 @@ import sys
 
 from ctxmode import config as config_mod
 from ctxmode.store import Store, StoreLocked
+from ctxmode.store.resumes import ENDED_BY_CLEAR
 
 # hooklog and spool are imported where they are needed: a hook that stores its events
 # normally writes no log line and finds no spool (each import ~0.3 ms per process).
@@ -668,6 +669,7 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
     source = inp.source or "startup"
     store = _open(ctx)
     try:
+        _note_client(store, inp, ctx)
         if source == "startup":
             store.prune_idle(int(cfg["retention_days"]))  # type: ignore[call-overload]
         own_events = store.event_count(inp.session_id)
@@ -698,6 +700,7 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
                 return resume.snapshot if resume is not None else None
             if store.session_flag(inp.session_id, "cleared"):
                 return None
+            _end_unended(store, inp, ctx, cfg)
             resume = store.claim_resume(
                 claimed_by=inp.session_id,
                 exclude_session=inp.session_id,
@@ -731,6 +734,7 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
             )
             return None
         max_age = float(cfg["startup_max_age_hours"]) * 3600  # type: ignore[arg-type]
+        _end_unended(store, inp, ctx, cfg, max_age)
         resume = store.claim_resume(
             claimed_by=inp.session_id,
             exclude_session=inp.session_id,
@@ -744,12 +748,33 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
         store.close()
 
 
+def _note_client(store: Store, inp: HookInput, ctx: Context) -> None:
+    """Record the client process this session runs in (``Store.set_client``): a later
+    hand-over tells by it whether the session still runs or ended without SessionEnd.
+    Only where the client started this hook in a group of its own (``ctx.call_exact``):
+    then the group leader's parent is the client, not a test runner or a script."""
+    if not ctx.call_exact:
+        return
+    from ctxmode import liveness
+
+    client = liveness.this_client()
+    if client is not None:
+        # Not worth this hook's snapshot: unrecorded, the session is taken as running.
+        # (try/except, not contextlib.suppress: contextlib is one more import on a hook.)
+        try:  # noqa: SIM105
+            store.set_client(inp.session_id, client)
+        except StoreLocked:
+            pass
+
+
 def on_session_end(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     store = _open(ctx)
     try:
         if inp.reason == "clear":
             store.discard_unclaimed(inp.session_id, reason="clear")
+            # Nor may a later hand-over build one for it (_end_unended).
+            store.set_session_flag(inp.session_id, ENDED_BY_CLEAR, where=ctx.where(inp.cwd))
             return None
         _flush(store, inp, ctx, cfg)
         _store_late(store, inp, ctx, cfg)
@@ -766,6 +791,44 @@ def _save_end_snapshot(store: Store, inp: HookInput, cfg: dict[str, object], ctx
     store.discard_unclaimed(inp.session_id, reason="superseded", kind="end")
     xml, count = _build_snapshot(store, inp, cfg, "end", ctx=ctx)
     store.save_resume(inp.session_id, xml, count, kind="end")
+
+
+def _end_unended(
+    store: Store,
+    inp: HookInput,
+    ctx: Context,
+    cfg: dict[str, object],
+    max_age: float | None = None,
+) -> None:
+    """Before a new session claims another's end snapshot: the session it should come from
+    may have none (``Store.unended_sessions``: its client ended without running SessionEnd,
+    as `claude -p` does when a capture is still running at its end, or was killed). Build
+    it now from that session's events, as its SessionEnd would have.
+
+    Racing new sessions each may build it; one stores it (``Store.save_missing_end``), and
+    the claim gives it to one of them.
+    """
+    candidates = store.unended_sessions(
+        exclude_session=inp.session_id, prefer_worktree=ctx.worktree, max_age_seconds=max_age
+    )
+    if not candidates:
+        return
+    from ctxmode import liveness
+
+    # A session whose client still runs is at work, not ended; one whose client is not
+    # known (recorded by an older version, a host that starts no group) is left alone.
+    other = next((sid for sid, client in candidates if client and liveness.gone(client)), None)
+    if other is None:
+        return
+    from ctxmode.payload import HookInput as Input
+
+    ended = Input({"session_id": other, "cwd": inp.cwd}, inp.event)
+    ended.project_dir = inp.project_dir
+    # A capture of that session may still be storing (its client gone): wait for it, as
+    # SessionEnd would, within this hook's deadline; and what any capture spooled.
+    _flush(store, ended, ctx, cfg)
+    xml, count = _build_snapshot(store, ended, cfg, "end", ctx=ctx)
+    store.save_missing_end(other, xml, count)
 
 
 def on_client_ending(inp: HookInput, ctx: Context) -> None:

@@ -63,8 +63,8 @@ def call_stamp(one_call: bool = False) -> tuple[int, bool]:
     The time the client spawned the process is the start of our process group's leader
     when the client gave the call a group of its own: under load, a hook can take tens of
     ms to reach its first line, more than the time between two calls, so a clock read
-    here would misorder them. The kernel keeps that start in clock ticks (10 ms): the
-    ticks order calls apart, our own clock orders calls within one tick.
+    here would misorder them. :func:`spawn_stamp` turns what the kernel recorded of that
+    leader into the call's place; no clock is read.
 
     Whether the group is the call's own is decided exactly, never by its age: this
     process runs this one call (``one_call``: the hook shim's process, not the in-process
@@ -76,23 +76,51 @@ def call_stamp(one_call: bool = False) -> tuple[int, bool]:
     own sequence (``Store.add_events`` with ``call_at=None``): the order of arrival, which
     is the calls' order for whoever runs them one after the other.
     """
-    now = time.time_ns()
     if not one_call:
-        return now, False
+        return time.time_ns(), False
     try:
         pid, group = os.getpid(), os.getpgid(0)
         if group != pid and (group != os.getppid() or not _shell_c(group)):
-            return now, False
+            return time.time_ns(), False
         with open(f"/proc/{group}/stat", "rb") as fh:
             ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
-        tick = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
-        since_boot = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
-    except (OSError, ValueError, IndexError, AttributeError):
-        return now, False
-    started = now - since_boot + ticks * tick
-    if now < started:
-        return now, False  # the clock was set back since: our clock is all there is
-    return started + min(now - started, tick - 1), True
+        booted = _boot_time()
+        hz = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):  # (no getpgid: Windows)
+        return time.time_ns(), False
+    return spawn_stamp(booted, ticks, group, hz), True
+
+
+# Pids are below 2**22 (the kernel's PID_MAX_LIMIT): a leader's pid scaled by this span
+# places it within its clock tick.
+PID_SPAN = 1 << 22
+
+
+def spawn_stamp(booted: int, ticks: int, leader: int, hz: int) -> int:
+    """The place of a call whose group ``leader`` the kernel started ``ticks`` clock ticks
+    (1/``hz`` s) after it booted at ``booted`` (s since the epoch), in ns since the epoch.
+
+    Made of what the kernel recorded alone, so a call has one place however late and
+    however interrupted its hook computes it. (Clock reads could not give that: the boot
+    clock's start on the epoch, read as realtime minus boottime, came out as much too
+    early as the hook was preempted between the two reads, before the call that came
+    before it; and read by two processes it differs by a few hundred ns, more than
+    orders two calls within one tick.) The ticks order calls started in different
+    ticks; within one tick (10 ms: a parallel batch, or two calls close together) the
+    leader's pid does: the kernel numbers processes in the order it creates them. The
+    kernel's boot time is whole seconds: places are up to a second before the wall
+    clock's time of the call, the same second for every call of one boot.
+    """
+    tick = 1_000_000_000 // hz
+    return booted * 1_000_000_000 + ticks * tick + leader % PID_SPAN * tick // PID_SPAN
+
+
+def _boot_time() -> int:
+    """When the kernel booted, in s since the epoch (``btime`` in /proc/stat)."""
+    with open("/proc/stat", "rb") as fh:
+        data = fh.read()
+    at = data.index(b"\nbtime ") + 7
+    return int(data[at : data.index(b"\n", at)])
 
 
 # The shells a client runs a hook's command with (``sh -c``; Codex: ``bash -lc``).

@@ -156,6 +156,25 @@ def test_the_model_holds_sessions_compactions_and_events(project: Path) -> None:
     assert [s["state"] for s in second["end_snapshots"]] == ["unclaimed"]
 
 
+def test_the_page_lists_events_in_the_calls_order_not_their_arrival(project: Path) -> None:
+    """Background captures finish in any order: the page shows the order of the calls,
+    as ``dump`` and the snapshot do, also when only the newest events travel."""
+    store = store_for(project)
+    try:
+        for name, call_at in (("c.py", 3), ("a.py", 1), ("b.py", 2)):  # the arrival order
+            store.add_events(
+                SESSION, [event("file_write", "file", {"path": name})],
+                source_hook="PostToolUse", project_dir=str(project), call_at=call_at,
+            )  # fmt: skip
+    finally:
+        store.close()
+    (session,) = model_of(project)["sessions"]
+    data = view.model.EVENT_COLUMNS.index("data")
+    assert [json.loads(e[data])["path"] for e in session["events"]] == ["a.py", "b.py", "c.py"]
+    (newest,) = model_of(project, detail_limit=2)["sessions"]
+    assert [json.loads(e[data])["path"] for e in newest["events"]] == ["b.py", "c.py"]
+
+
 def test_what_the_summary_kept_against_what_the_snapshot_restored(project: Path) -> None:
     pytest.importorskip("ctxmode.snapshot.coverage")
     seed(project)

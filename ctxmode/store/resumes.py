@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from ctxmode.store.connection import Connection, _Tx, guarded
+from ctxmode.store.sessions import CLIENT_PREFIX
 from ctxmode.store.values import as_text, dicts, iso_utc
 
 TYPE_CHECKING = False
@@ -24,6 +25,38 @@ RESUME_KINDS = ("compact", "end")
 # ``consumed_by`` values that mean a snapshot was retired unread (``discard_unclaimed``)
 # rather than claimed by a session: the handlers' reasons, shared with stats and the CLI.
 RETIRE_REASONS = ("clear", "resumed", "superseded")
+
+
+# The flag (``session_meta.flags``) of a session that ended by /clear: nothing of it may
+# reach a later session (SessionEnd retires its snapshots; no hand-over builds one).
+ENDED_BY_CLEAR = "ended_clear"
+
+# Whether session {sid} has events stored after its newest end snapshot (or has none).
+_AFTER_LAST_END = (
+    "EXISTS (SELECT 1 FROM session_events e WHERE e.session_id = {sid} AND e.created_at > "
+    "COALESCE((SELECT MAX(r.created_at) FROM session_resume r "
+    "WHERE r.session_id = {sid} AND r.kind = 'end'), ''))"
+)
+# Other sessions recorded by hooks (not imported, not cleared) with no end snapshot since
+# their last event: (id, preferred work tree, newest event, client). The cheap test
+# first: a session whose last event is older than its newest end snapshot ended with it.
+_UNENDED = (
+    "SELECT m.session_id, {here}, (SELECT MAX(e.created_at) FROM session_events e "
+    "WHERE e.session_id = m.session_id), c.value FROM session_meta m "
+    f"LEFT JOIN store_meta c ON c.key = '{CLIENT_PREFIX}' || m.session_id "
+    "WHERE m.session_id != ? AND m.event_count > 0 "
+    f"AND instr(m.flags, ',{ENDED_BY_CLEAR},') = 0 AND COALESCE(m.last_hook, '') != 'import' "
+    "AND m.last_event_at > COALESCE((SELECT MAX(r.created_at) FROM session_resume r "
+    "WHERE r.session_id = m.session_id AND r.kind = 'end'), '') "
+    "AND " + _AFTER_LAST_END.format(sid="m.session_id")
+)
+# The end snapshot claim_resume(kind="end", exclude_session=…) would take: (preferred work
+# tree, created_at), ordered as it orders.
+_RIVAL = (
+    "SELECT {here}, r.created_at FROM session_resume r "
+    "LEFT JOIN session_meta m ON m.session_id = r.session_id "
+    "WHERE r.consumed = 0 AND r.kind = 'end' AND r.session_id != ?"
+)
 
 
 class Resume:
@@ -168,6 +201,90 @@ class Resumes(Connection):
             if marked != 1:  # pragma: no cover - impossible under the write lock
                 return None
         return Resume(row[1], row[2], row[3], row[4], row[5], row[6], id=row[0])
+
+    @guarded
+    def unended_sessions(
+        self,
+        *,
+        exclude_session: str,
+        prefer_worktree: str | None = None,
+        max_age_seconds: float | None = None,
+        now: float | None = None,
+        limit: int = 4,
+    ) -> list[tuple[str, str | None]]:
+        """Sessions a hand-over should give the end snapshot of, but which have none up to
+        date: ``(session id, its client's identity or None)``, the first first.
+
+        A session ended without its end snapshot when its client ended without running
+        SessionEnd (Claude Code 2.1.197 does so at the end of `claude -p` when a background
+        hook was still running, see ctxmode.inflight) or was killed: it has events stored
+        after its newest end snapshot, or has none. So has a session still running: the
+        caller tells them apart by the client (``set_client``, ctxmode.liveness). Listed
+        are those that come before the snapshot :meth:`claim_resume` would take with the
+        same filters, in its order: their newest event against that snapshot's time.
+        Sessions the user cleared (:data:`ENDED_BY_CLEAR`) and imported ones never are.
+        """
+        clock = time.time() if now is None else now
+        since = "" if max_age_seconds is None else iso_utc(clock - max_age_seconds)
+        here = "0"
+        sql = _UNENDED
+        params: list[object] = [as_text(exclude_session)]
+        rival = _RIVAL
+        rival_params: list[object] = [as_text(exclude_session)]
+        if since:
+            sql += " AND m.last_event_at >= ?"  # (last_event_at: at least the newest event's)
+            params.append(since)
+            rival += " AND r.created_at >= ?"
+            rival_params.append(since)
+        if prefer_worktree is not None:
+            here = "(m.worktree IS ?)"  # the first parameter of both: it is in the SELECT
+            params.insert(0, as_text(prefer_worktree))
+            rival_params.insert(0, as_text(prefer_worktree))
+        rows = self.conn.execute(
+            sql.format(here=here) + " ORDER BY 2 DESC, 3 DESC LIMIT ?", [*params, int(limit)]
+        ).fetchall()
+        if not rows:
+            return []
+        best = self.conn.execute(
+            rival.format(here=here) + " ORDER BY 1 DESC, r.created_at DESC, r.id DESC LIMIT 1",
+            rival_params,
+        ).fetchone()
+        # Not those the claim would prefer to them: no more recent than its snapshot.
+        floor = (int(best[0]), str(best[1])) if best is not None else (-1, "")
+        return [
+            (str(sid), None if client is None else str(client))
+            for sid, first, last, client in rows
+            if (int(first), str(last)) > floor and str(last) >= since
+        ]
+
+    @guarded
+    def save_missing_end(self, session_id: str, snapshot: str, event_count: int) -> bool:
+        """Store ``snapshot`` as the session's end snapshot if the session still has events
+        stored after its newest one (:meth:`unended_sessions`), retiring its unclaimed end
+        snapshots; in one transaction, so of processes racing to fill the same gap exactly
+        one stores. Stamped with the session's newest event: when it ended, as far as the
+        store knows (the hand-over says so; the claim orders by it). Returns whether this
+        one stored it."""
+        sid = as_text(session_id)
+        with _Tx(self.conn) as conn:
+            ended = conn.execute(
+                f"SELECT MAX(created_at), {_AFTER_LAST_END.format(sid='?')} "
+                "FROM session_events WHERE session_id = ?",
+                (sid, sid, sid),
+            ).fetchone()
+            if ended[0] is None or ended[1] != 1:
+                return False
+            conn.execute(
+                "UPDATE session_resume SET consumed = 1, consumed_at = ?, consumed_by = ? "
+                "WHERE session_id = ? AND consumed = 0 AND kind = 'end'",
+                (iso_utc(), "superseded", sid),
+            )
+            conn.execute(
+                "INSERT INTO session_resume (session_id, compact_seq, kind, snapshot, "
+                "event_count, created_at) VALUES (?, ?, 'end', ?, ?, ?)",
+                (sid, _next_seq(conn, sid, "end"), as_text(snapshot), int(event_count), ended[0]),
+            )
+        return True
 
     @guarded
     def has_unclaimed(self, session_id: str, *, kind: str | None = None) -> bool:

@@ -2,8 +2,8 @@
 on request (``purge_*``) or, bounded, from a hook (:meth:`Sessions.prune_idle`).
 
 A session's rows live in three tables (``session_events``, ``session_resume``,
-``session_meta``) and one ``store_meta`` key (its search tally); deleting a session
-deletes all four in one transaction, with ``secure_delete`` on for a purge.
+``session_meta``) and two ``store_meta`` keys (its search tally, its client); deleting a
+session deletes them all in one transaction, with ``secure_delete`` on for a purge.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ PRUNE_MAX_EVENTS = 2000
 
 # store_meta keys of the per-session search tallies (see Store.record_search).
 SEARCH_TALLY_PREFIX = "searches:"
+# store_meta keys of the client process each session last ran in (see Store.set_client).
+CLIENT_PREFIX = "client:"
 
 # Creates the session's row or adds to it (events.add_events, set_session_flag). The
 # last four values are where the session runs (worktree, branch, cwd, client; see
@@ -70,6 +72,17 @@ class Sessions(Connection):
             (as_text(session_id), f",{name},"),
         ).fetchone()
         return row is not None
+
+    @guarded
+    def set_client(self, session_id: str, client: str) -> None:
+        """Record the client process the session runs in now (``ctxmode.liveness``: a
+        pid and its start), so that a later hand-over can tell a session still running
+        from one whose client ended without its SessionEnd (``unended_sessions``)."""
+        with _Tx(self.conn) as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)",
+                (CLIENT_PREFIX + as_text(session_id), as_text(client)),
+            )
 
     @guarded
     def set_session_flag(
@@ -203,6 +216,7 @@ def _delete_sessions(conn: _sqlite3.Connection, session_ids: Iterable[str]) -> i
         # The client's summaries of its compactions (schema 3) are the session's text too.
         conn.execute("DELETE FROM compaction WHERE session_id = ?", (sid,))
         conn.execute("DELETE FROM session_meta WHERE session_id = ?", (sid,))
-        # The session's search tally (see Store.record_search) goes with it.
+        # The session's search tally (see Store.record_search) and client go with it.
         conn.execute("DELETE FROM store_meta WHERE key = ?", (SEARCH_TALLY_PREFIX + sid,))
+        conn.execute("DELETE FROM store_meta WHERE key = ?", (CLIENT_PREFIX + sid,))
     return deleted

@@ -105,13 +105,17 @@ def _timeline(conn: _sqlite3.Connection, session_id: str) -> dict[str, Any]:
 
 
 def _events(conn: _sqlite3.Connection, session_id: str, limit: int) -> list[list[Any]]:
-    """The session's newest ``limit`` events, oldest first, as lists of EVENT_COLUMNS."""
+    """The session's newest ``limit`` events, oldest first, as lists of EVENT_COLUMNS: in
+    the order of the calls, as every command reads them (``ctxmode.store.events.ORDER``),
+    not of their arrival (background captures can finish in any order)."""
     if limit <= 0:
         return []
+    # A store from before schema 3 has no call_at: its events arrived in the calls' order.
+    newest = "call_at DESC, id DESC" if "call_at" in _columns(conn, "session_events") else "id DESC"
     rows = _rows(
         conn,
         "SELECT id, created_at, category, type, priority, data, source_hook, agent_type "
-        "FROM session_events WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+        f"FROM session_events WHERE session_id = ? ORDER BY {newest} LIMIT ?",
         (session_id, limit),
     )
     rows.reverse()
