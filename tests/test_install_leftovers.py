@@ -268,3 +268,30 @@ def test_config_unset_keeps_a_file_the_user_had(home: Path, repo: Path) -> None:
     cli("config", "unset", "snapshot_budget", "--project", str(repo))
     assert tree(repo) == [".claude", ".claude/ctxmode.json"]
     assert json.loads((repo / ".claude" / "ctxmode.json").read_text()) == {}
+
+
+def test_doctor_says_where_the_backups_are(home: Path, repo: Path) -> None:
+    import time
+
+    from ctxmode import doctor
+
+    path = user_file("claude", home)
+    path.parent.mkdir()
+    path.write_text(USER_SETTINGS)
+    cli("install")
+
+    def backups() -> list[doctor.Check]:
+        ctx = doctor.Context(env=dict(os.environ), project_dir=str(repo), now=time.time())
+        return [check for check in doctor.check_data_root(ctx) if check.name == "backups"]
+
+    ((found,),) = [backups()]
+    root = Path(os.environ["CTXMODE_HOME"])
+    (backup,) = (root / "backups").iterdir()
+    assert (found.status, found.summary) == (
+        "ok",
+        f"1 file of yours as it was before ctxmode last changed it, kept in {root / 'backups'}",
+    )
+    assert found.details == (f"~/.claude/settings.json: {backup}",)
+    assert backup.read_text() == USER_SETTINGS
+    cli("uninstall")
+    assert backups() == []

@@ -238,8 +238,10 @@ def _check_data_root_folder(ctx: Context, root: str, source: str) -> list[Check]
 
 
 def backup_checks(ctx: Context) -> list[Check]:
-    """Where install keeps the user's files as they were before ctxmode's entries came in
-    (restored by uninstall; ``cp`` one back by hand if need be): said when there are any."""
+    """Where install keeps the user's files as they were before ctxmode changed them (the
+    bytes before its entries came in, which uninstall restores; after an uninstall that
+    could only cut them out, the bytes before it): said when there are any, so that one
+    can be copied back by hand."""
     from ctxmode.config_files import Ledger, display_path
 
     kept = Ledger.load(ctx.env).backups()
@@ -251,8 +253,8 @@ def backup_checks(ctx: Context) -> list[Check]:
             "data",
             "backups",
             OK,
-            f"{plural(len(kept), 'file')} as {'it was' if len(kept) == 1 else 'they were'} "
-            f"before ctxmode's entries, in {folder} (uninstall restores them)",
+            f"{plural(len(kept), 'file')} of yours as {'it was' if len(kept) == 1 else 'they were'} "
+            f"before ctxmode last changed {'it' if len(kept) == 1 else 'them'}, kept in {folder}",
             details=tuple(f"{display_path(file)}: {backup}" for file, backup in kept),
         )
     ]
