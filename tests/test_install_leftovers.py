@@ -295,3 +295,29 @@ def test_doctor_says_where_the_backups_are(home: Path, repo: Path) -> None:
     assert backup.read_text() == USER_SETTINGS
     cli("uninstall")
     assert backups() == []
+
+
+def test_every_host_leaves_a_repository_as_it_found_it(home: Path, repo: Path) -> None:
+    """For any host of the registry (one added later too): what a project install makes
+    goes again; files of those names the user had, even empty, come back byte for byte;
+    nothing of ctxmode's is left beside them."""
+    from ctxmode import hosts
+
+    for option in hosts.options():
+        cli("install", "--host", option, "--project", str(repo))
+        made = [p for p in tree(repo) if (repo / p).is_file()]
+        assert made, option
+        cli("uninstall", "--host", option, "--project", str(repo))
+        assert tree(repo) == [], option
+        for name in made:
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_bytes(b"")
+        had = tree(repo)
+        cli("install", "--host", option, "--project", str(repo))
+        assert tree(repo) == had, option
+        cli("uninstall", "--host", option, "--project", str(repo))
+        assert tree(repo) == had, option
+        assert all((repo / name).read_bytes() == b"" for name in made), option
+        for name in made:
+            (repo / name).unlink()
+            (repo / name).parent.rmdir()
