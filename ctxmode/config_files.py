@@ -341,8 +341,11 @@ class Ledger:
     # ------------------------------------------------------------------ folders
 
     def note_dirs(self, folder: str) -> None:
-        """Note ``folder`` and the parents a write into it will create (call it before)."""
+        """Note ``folder`` and the parents a write into it will create (call it before);
+        never the data root (or a folder above it): that one holds the ledger itself."""
         for missing in paths.missing_dirs(folder):
+            if missing == self.root or self.root.startswith(missing.rstrip(os.sep) + os.sep):
+                continue
             if missing not in self.created_dirs:
                 self.created_dirs.append(missing)
 
