@@ -628,3 +628,16 @@ def test_the_handlers_spool_shortcut_matches_the_spool_layout(tmp_path: Path) ->
     root = str(tmp_path / "root")
     path = spool.spool_path(root, str(tmp_path / "root" / "sessions" / "0123abcd.db"))
     assert os.path.dirname(path) == os.path.join(root, handlers.SPOOL_DIR)
+
+
+def test_the_shipped_bench_payloads_are_what_their_generator_makes() -> None:
+    """A payload added by hand to ctxmode/data/bench_payloads.json is lost the next time the
+    generator runs (it was: PostCompact's and the status line's): the generator owns it."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "make_bench_payloads.py"
+    spec = importlib.util.spec_from_file_location("make_bench_payloads", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.build() == json.loads(module.OUT.read_text())
