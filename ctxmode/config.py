@@ -334,20 +334,43 @@ def _write_atomically(path: str, values: Mapping[str, Any]) -> None:
 
 
 def set_value(path: str, name: str, value: Any) -> dict[str, Any]:
-    """Set ``name`` in the file at ``path`` (other keys kept as they are); return the file."""
+    """Set ``name`` in the file at ``path`` (other keys kept as they are); return the file.
+    A file (and folders) this makes are noted in the ledger, for :func:`unset_value`."""
     values = read_file(path)
     values[name] = check_value(name, value)
+    if not os.path.lexists(path):
+        from ctxmode.config_files import Ledger
+
+        ledger = Ledger.load()
+        ledger.before_write(os.path.realpath(path), None, ours_before=False)
+        ledger.try_save()  # without the note, unset leaves the emptied file: no harm done
     save(path, values)
     return values
 
 
 def unset_value(path: str, name: str) -> bool:
-    """Remove ``name`` from the file at ``path``; True if it was there."""
+    """Remove ``name`` from the file at ``path``; True if it was there. A file left
+    empty goes, with its emptied folders, when :func:`set_value` created them (never a
+    file the user had: the ledger in the data root says which)."""
     check_name(name)
     values = read_file(path)
     if name not in values:
         return False
     del values[name]
+    if not values:
+        from ctxmode.config_files import Ledger
+
+        ledger = Ledger.load()
+        target = os.path.realpath(path)
+        if ledger.created(target, unknown=False):
+            try:
+                os.unlink(target)
+            except OSError as exc:
+                raise ConfigError(f"cannot remove {path}: {exc.strerror}") from None
+            ledger.forget(target)
+            ledger.remove_created_dirs(os.path.dirname(target))
+            ledger.try_save()
+            return True
     save(path, values)
     return True
 

@@ -18,6 +18,10 @@ place instead of adding a second one.
 
 Files with comments or trailing commas (JSONC) are refused, never rewritten: a faithful
 edit would need a JSONC writer, and Claude Code itself expects plain JSON.
+
+Long on purpose (~630 lines): the scanner, the edits, their exact inverses and the test
+that a file is "its backup plus ctxmode's entries" (:func:`restores`) are one piece: a
+change to one must be checked against the others.
 """
 
 from __future__ import annotations
@@ -109,6 +113,13 @@ class Registration:
     shim: str  # the shim named by the command ("session_start", ...)
     own_group: bool  # True when its matcher group holds nothing but ctxmode handlers
     background: bool = False  # registered with "async": true
+    name: str | None = None  # its "name" (Gemini CLI's handlers have one)
+
+    def spec(self) -> HookSpec:
+        """The spec that writes this handler as it is (an earlier install's)."""
+        timeout = self.timeout if isinstance(self.timeout, int) else 0
+        matcher = self.matcher if isinstance(self.matcher, str) else None
+        return HookSpec(self.event, self.command, timeout, matcher, self.background, self.name)
 
 
 # Claude Code's managed (policy) settings file, per platform: it merges with the user's
@@ -592,12 +603,28 @@ def _iter_registrations(value: Any) -> Iterator[Registration]:
                     shim=shim_of(command) or "",
                     own_group=len(ours) == len(handlers),
                     background=handler.get("async") is True,
+                    name=handler["name"] if isinstance(handler.get("name"), str) else None,
                 )
 
 
 def registrations(text: str) -> list[Registration]:
     """ctxmode's handlers registered in a settings text, in file order."""
     return list(_iter_registrations(parse(text)))
+
+
+def restores(current: str, backup: str | None) -> bool:
+    """Whether ``current`` is exactly ``backup`` plus ctxmode's handlers (so that putting
+    the backup back removes them and nothing else). A backup holding ctxmode's handlers
+    itself is an earlier install's, not the user's: never revived."""
+    if backup is None:
+        return False
+    try:
+        if registrations(backup):
+            return False
+        specs = [reg.spec() for reg in registrations(current)]
+        return bool(specs) and merge(backup, specs) == current
+    except SettingsError:
+        return False
 
 
 def enabled_plugins(text: str, name: str = "ctxmode") -> list[str]:

@@ -21,7 +21,9 @@ ctxmode's line is shown alone.
 The words: ``ctx N ev`` (events recorded for this session); ``snapshot ready`` (a
 compaction's snapshot is stored and waiting for the session's next start or prompt) or
 ``snapshot restored`` (the last one was handed back); ``N compactions``; ``P% context``
-(Claude Code's own figure, when it sends one); ``ctx off`` where ctxmode is switched off.
+(Claude Code's own figure, when it sends one); ``ctx off`` where ctxmode is switched off;
+``ctx ?`` where the hooks cannot record (a data root that cannot be made or written, a
+store that cannot be read): ``ctxmode doctor`` says why.
 """
 
 from __future__ import annotations
@@ -70,6 +72,18 @@ def _switched_off(env: Mapping[str, str], project: str) -> bool:
     return flag or os.path.exists(os.path.join(project, ".ctxmode-ignore"))
 
 
+def _can_record(root: str, sessions: str) -> bool:
+    """Whether the hooks can write the store: its folder (or the data root, or the folder
+    that would hold the root) takes new files. One ``access`` call while the folder exists;
+    a root not made yet is looked at without making it (:mod:`ctxmode.writable`)."""
+    for folder in (sessions, root):
+        if os.path.isdir(folder):
+            return os.access(folder, os.W_OK | os.X_OK)
+    from ctxmode import writable
+
+    return writable.problem(root) is None
+
+
 def _session_facts(store_path: str, session_id: str) -> tuple[int, int, str | None]:
     """(events, compactions, state of the newest compaction snapshot) of the session."""
     from ctxmode.store import Store
@@ -112,6 +126,8 @@ def status_line(data: bytes, env: Mapping[str, str]) -> str:
             return SEP.join(["ctx ?", *tail])  # `ctxmode doctor` says what is wrong
         session_id = payload.get("session_id")
         store_path = paths.store_path(project, env)
+        if not _can_record(root, os.path.dirname(store_path)):
+            return SEP.join(["ctx ?", *tail])  # the hooks record nothing: not "0 ev"
         if not isinstance(session_id, str) or not os.path.isfile(store_path):
             return SEP.join(["ctx 0 ev", *tail])
         if paths.private_problem(store_path, tighten=False):

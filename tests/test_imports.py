@@ -29,6 +29,7 @@ HOT_PATH = [
     "config",
     "hooklog",
     "spool",
+    "writable",  # the status line's, when the data root is not made yet
 ]
 # Banned at module level on the hot path (each costs milliseconds per hook call).
 HEAVY = {

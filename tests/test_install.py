@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 import ctxmode
 from ctxmode import settings
+from ctxmode.config_files import Ledger
 from ctxmode.hosts import claude_code
 from ctxmode.hosts.claude_code import install as installer
 from ctxmode.hosts.claude_code import proof as claude_proof
@@ -113,6 +114,11 @@ def expected_hooks(
 
 def siblings(path: Path) -> list[str]:
     return sorted(os.listdir(path.parent))
+
+
+def kept_backup(path: Path) -> Path:
+    """Where ctxmode keeps ``path``'s backup: in its data root, never beside the file."""
+    return Path(Ledger.load().backup_path(os.path.realpath(path)))
 
 
 # --- the hook table and commands -----------------------------------------------------
@@ -225,8 +231,9 @@ def test_install_keeps_foreign_content_and_writes_a_backup(home: Path) -> None:
     path = write(user_settings(home), REALISTIC)
     path.chmod(0o600)
     result = install("user")
-    assert result.backup == str(path) + ".ctxmode-backup"
+    assert result.backup == str(kept_backup(path))
     assert Path(result.backup).read_text() == REALISTIC
+    assert stat.S_IMODE(Path(result.backup).stat().st_mode) == 0o600
     doc = json.loads(path.read_text())
     original = json.loads(REALISTIC)
     assert doc["hooks"]["PostToolUse"][0] == original["hooks"]["PostToolUse"][0]
@@ -235,7 +242,7 @@ def test_install_keeps_foreign_content_and_writes_a_backup(home: Path) -> None:
         k: v for k, v in original.items() if k != "hooks"
     }
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert siblings(path) == ["settings.json", "settings.json.ctxmode-backup"]
+    assert siblings(path) == ["settings.json"]  # nothing of ctxmode's beside the user's file
 
 
 @pytest.mark.parametrize(
@@ -468,11 +475,9 @@ def test_upgrade_from_a_stale_path(home: Path) -> None:
     assert [r.command for r in settings.registrations(text)] == [
         expected_commands()[event] for event, _, _ in CORE_TABLE
     ]
-    assert json.loads(Path(result.backup).read_text())["hooks"]["SessionEnd"][0]["hooks"][0][
-        "command"
-    ] == (  # type: ignore[arg-type]
-        f"'{OLD_PY}' -I -S '{OLD_PKG}/hooks/session_end.py'"
-    )
+    # The backup is still the user's file before ctxmode's entries came in.
+    assert result.backup is None
+    assert kept_backup(path).read_text() == REALISTIC
     assert uninstall("user").action == "removed"
     assert path.read_text() == REALISTIC
 
@@ -609,8 +614,9 @@ def test_symlinked_settings_are_written_through(home: Path, tmp_path: Path) -> N
     link = user_settings(home)
     link.parent.mkdir()
     link.symlink_to(dotfiles)
-    assert install("user").backup == str(link) + ".ctxmode-backup"
+    assert install("user").backup == str(kept_backup(link))
     assert link.is_symlink()
+    assert os.listdir(link.parent) == ["settings.json"]
     assert settings.registrations(dotfiles.read_text())
     assert os.listdir(dotfiles.parent) == ["claude-settings.json"]
     uninstall("user")
@@ -707,7 +713,8 @@ def test_uninstall_dry_run_writes_nothing(home: Path) -> None:
     assert result.changed and result.dry_run
     assert '-            "command": ' in result.diff
     assert path.read_text() == installed
-    assert siblings(path) == ["settings.json", "settings.json.ctxmode-backup"]
+    assert siblings(path) == ["settings.json"]
+    assert kept_backup(path).read_text() == REALISTIC
 
 
 @pytest.mark.parametrize("text", [None, REALISTIC])
@@ -810,9 +817,9 @@ def test_verify_runs_the_installed_hooks_in_a_throwaway_store(home: Path, data_r
     assert result.snapshot_ok
     assert result.events >= 5  # prompt, write, task, error, edit, commit ... at the least
     assert result.claims == 1 and result.snapshot_bytes > 200
-    # The real (here: test) data root holds nothing but the install's note of the
-    # folder it made (~/.claude): the proof run used a throwaway one.
-    assert [p.name for p in data_root.iterdir()] == [installer.CREATED_DIRS_RECORD]
+    # The real (here: test) data root holds nothing but the install's note of what it
+    # made (~/.claude and its settings.json): the proof run used a throwaway one.
+    assert [p.name for p in data_root.iterdir()] == ["installed.json"]
 
 
 # --- the CLI -------------------------------------------------------------------------

@@ -133,9 +133,9 @@ def install(
     UserPromptSubmit, PreCompact, SessionStart and SessionEnd, and PostCompact where the
     Claude Code found (`claude --version`, or $CTXMODE_CLAUDE_VERSION) is 2.1.76 or
     newer (an older client would skip the whole file), running this interpreter on the
-    installed hook scripts. Other entries are left exactly as they are; a backup of the
-    previous file is kept as settings.json.ctxmode-backup. Running it again changes
-    nothing; after an upgrade it replaces ctxmode's old entries.
+    installed hook scripts. Other entries are left exactly as they are; the file as it
+    was is kept in ctxmode's data root (backups/, never beside it). Running it again
+    changes nothing; after an upgrade it replaces ctxmode's old entries.
 
     It also adds one rule to permissions.allow, Bash(<this ctxmode> search:*), so
     that the lookups the snapshot hands the model run without asking in Claude Code's
@@ -170,6 +170,6 @@ def uninstall(user: bool, project: str | None, local: str | None, dry_run: bool,
 
     Recorded sessions are kept. Only ctxmode's own handlers go, with the groups and
     keys that held nothing else; when nothing else changed since the install, the
-    file is restored byte for byte.
+    file is restored byte for byte. A file or folder goes only if install created it.
     """
     _run("uninstall", host, (user, project, local), dry_run=dry_run)

@@ -1,5 +1,6 @@
 """Data root checks: where the root comes from, whether the hooks may use it (no links,
-nothing of another user), whether it can be written, and that it stays private."""
+nothing of another user), whether it can be made and written, that it stays private, and
+the backups install keeps there of the user's files."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import shlex
 import stat
 
-from ctxmode import hooklog, paths
+from ctxmode import hooklog, paths, writable
 from ctxmode.doctor.core import FAIL, OK, WARN, Check, Context
 from ctxmode.sizes import file_size, human_size
 from ctxmode.wording import plural
@@ -120,22 +121,48 @@ def check_data_root(ctx: Context) -> list[Check]:
                 tuple(unsafe),
             ),
         ]
-    return checks_first + _check_data_root_folder(ctx, root)
+    return checks_first + _check_data_root_folder(ctx, root, source) + backup_checks(ctx)
 
 
-def _check_data_root_folder(ctx: Context, root: str) -> list[Check]:
+def _elsewhere(ctx: Context, source: str) -> str:
+    """How to move the data root to a folder that works."""
+    if source == paths.ROOT_FROM_ENV:
+        env = {k: v for k, v in ctx.env.items() if k != "CTXMODE_HOME"}
+        return (
+            "point CTXMODE_HOME at a folder you can write (or unset it: then "
+            f"{paths.data_root(env)})"
+        )
+    return "set CTXMODE_HOME to a folder you can write (where Claude Code starts too)"
+
+
+def _probe(folder: str) -> str | None:
+    """Make and remove a file in ``folder`` (a folder of ctxmode's own): why that fails."""
+    probe = os.path.join(folder, f".doctor-probe-{os.getpid()}")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        return f"no new file can be made in {folder} ({exc.strerror or exc})"
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+    return None
+
+
+def _check_data_root_folder(ctx: Context, root: str, source: str) -> list[Check]:
     if not os.path.exists(root):
-        parent = os.path.dirname(root)
-        while parent and not os.path.exists(parent):
-            parent = os.path.dirname(parent)
-        if parent and not os.access(parent, os.W_OK | os.X_OK):
+        # Look, don't make: the nearest folder that exists must take a new one.
+        why = writable.problem(root)
+        if why:
             return [
                 Check(
                     "data",
                     "data root",
                     FAIL,
-                    f"{root} does not exist and {parent} is not writable: hooks cannot record",
-                    f"create it: mkdir -p -m 700 {shlex.quote(root)}, or set CTXMODE_HOME",
+                    f"{root} does not exist and cannot be made ({why}): hooks record nothing",
+                    _elsewhere(ctx, source)
+                    if "not writable" not in why
+                    else f"create it: mkdir -p -m 700 {shlex.quote(root)}; or "
+                    + _elsewhere(ctx, source),
                 )
             ]
         return [
@@ -157,15 +184,29 @@ def _check_data_root_folder(ctx: Context, root: str) -> list[Check]:
             )
         ]
     checks = []
-    writable = all(
-        os.access(folder, os.W_OK | os.X_OK)
+    folders = [
+        folder
         for folder in (root, os.path.join(root, "sessions"), os.path.join(root, "logs"))
         if os.path.isdir(folder)
-    )
+    ]
+    can_write = all(os.access(folder, os.W_OK | os.X_OK) for folder in folders)
+    # os.access says yes to root everywhere: a file made and removed again in ctxmode's
+    # own folders tells (a read-only mount, an immutable folder, a full inode table).
+    refused = next((why for why in map(_probe, folders) if why), None) if can_write else None
     stores = store_files(root)
     total = sum(file_size(path) for path in stores)
     summary = f"{root} ({len(stores)} store{'s' if len(stores) != 1 else ''}, {human_size(total)})"
-    if not writable:
+    if refused:
+        checks.append(
+            Check(
+                "data",
+                "data root",
+                FAIL,
+                f"{refused}: hooks cannot record",
+                _elsewhere(ctx, source),
+            )
+        )
+    elif not can_write:
         checks.append(
             Check(
                 "data",
@@ -194,3 +235,26 @@ def _check_data_root_folder(ctx: Context, root: str) -> list[Check]:
     else:
         checks.append(Check("data", "permissions", OK, "folders 0700, files 0600"))
     return checks
+
+
+def backup_checks(ctx: Context) -> list[Check]:
+    """Where install keeps the user's files as they were before ctxmode changed them (the
+    bytes before its entries came in, which uninstall restores; after an uninstall that
+    could only cut them out, the bytes before it): said when there are any, so that one
+    can be copied back by hand."""
+    from ctxmode.config_files import Ledger, display_path
+
+    kept = Ledger.load(ctx.env).backups()
+    if not kept:
+        return []
+    folder = os.path.dirname(kept[0][1])
+    return [
+        Check(
+            "data",
+            "backups",
+            OK,
+            f"{plural(len(kept), 'file')} of yours as {'it was' if len(kept) == 1 else 'they were'} "
+            f"before ctxmode last changed {'it' if len(kept) == 1 else 'them'}, kept in {folder}",
+            details=tuple(f"{display_path(file)}: {backup}" for file, backup in kept),
+        )
+    ]

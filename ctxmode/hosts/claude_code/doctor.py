@@ -69,11 +69,11 @@ def hook_checks(files: Sequence[SettingsFile], ctx: Context) -> list[Check]:
     return [
         *checks,
         *stale_path_checks(registered, ctx),
-        *event_checks(registered, plugin_keys, files, ctx.env, _client_version(ctx)),
+        *event_checks(registered, plugin_keys, files, ctx, _client_version(ctx)),
         *matcher_checks(registered, ctx),
-        *capture_mode_checks(registered, _client_version(ctx)),
-        *duplicate_checks(registered),
-        *plugin_checks(registered, plugin_keys),
+        *capture_mode_checks(registered, _client_version(ctx), ctx),
+        *duplicate_checks(registered, ctx),
+        *plugin_checks(registered, plugin_keys, ctx),
         *lookup_permission_checks(files, ctx),
         *other_tool_checks(files, ctx),
     ]
@@ -177,6 +177,28 @@ def _client_version(ctx: Context) -> tuple[int, ...] | None:
     return client_version(ctx.env)
 
 
+# Which copy to keep when ctxmode is registered in more than one file, best first: a
+# managed one (an administrator's), the user's (every project), the user's own for this
+# project, the one shared with the team (no path of this machine: foreground captures, no
+# PostCompact, no lookup rule).
+KEEP_ORDER = ("managed", "user", "local", "project")
+
+
+def commands(verb: str, scopes: Sequence[str], ctx: Context) -> str:
+    """``ctxmode VERB`` for each of ``scopes`` (a managed file is no user's to change),
+    joined with ``&&``: a fix to run as it stands."""
+    wanted = [scope for scope in dict.fromkeys(scopes) if scope != "managed"] or ["user"]
+    return " && ".join(f"ctxmode {verb}{scope_flag(s, ctx.project_dir)}" for s in wanted)
+
+
+def _scopes(registered: Registered) -> list[str]:
+    return list(dict.fromkeys(info.scope for info, _ in registered))
+
+
+def _kept(scopes: Sequence[str]) -> str:
+    return min(scopes, key=KEEP_ORDER.index)
+
+
 def _gated_note(missing: Sequence[str], version: tuple[int, ...] | None) -> tuple[str, str, str]:
     """(status, words, fix) for version-gated events not registered (``MIN_VERSIONS``)."""
     from ctxmode.hosts.claude_code.install import CLIENT_VERSION_ENV, version_text
@@ -209,7 +231,7 @@ def event_checks(
     registered: Registered,
     plugin_keys: PluginKeys,
     files: Sequence[SettingsFile],
-    env: Mapping[str, str],
+    ctx: Context,
     version: tuple[int, ...] | None = None,
 ) -> list[Check]:
     """Missing events (over all scopes, as Claude Code merges them; the plugin has all),
@@ -247,9 +269,12 @@ def event_checks(
                 FAIL if core else WARN,
                 f"no ctxmode hook for {', '.join(missing)}"
                 + (": nothing is recorded or injected there" if core else ""),
-                "ctxmode install (it registers every event)",
+                # In the file that registers ctxmode: another scope would run it twice.
+                f"{commands('install', [_kept(_scopes(registered))], ctx)} "
+                "(it registers every event)",
             )
         ]
+    env = ctx.env
     details = []
     for info in files:
         if info.registrations:
@@ -281,6 +306,9 @@ def event_checks(
         )
     else:
         status, note, fix = _gated_note(gated, version)
+        if fix == "ctxmode install (adds it)":
+            own = [scope for scope in _scopes(registered) if scope != "project"]
+            fix = f"{commands('install', [_kept(own)], ctx)} (adds it)"
     n_core = len(settings.SHIMS) - len(gated)
     return [
         Check(
@@ -294,14 +322,20 @@ def event_checks(
     ]
 
 
-def capture_mode_checks(registered: Registered, version: tuple[int, ...] | None) -> list[Check]:
+def capture_mode_checks(
+    registered: Registered, version: tuple[int, ...] | None, ctx: Context
+) -> list[Check]:
     """Whether the captures run in the background ("async": true) or the agent waits for
-    each, and why; a mode the client cannot honour, or could improve on, is a warning."""
-    captures = [reg for _, reg in registered if reg.event in claude_code.BACKGROUND_EVENTS]
+    each, and why; a mode the client cannot honour, or could improve on, is a warning
+    whose fix reinstalls the file that has it (never another scope: that would register
+    ctxmode twice). A file shared with the team keeps them in the foreground by design."""
+    captures = [
+        (info, reg) for info, reg in registered if reg.event in claude_code.BACKGROUND_EVENTS
+    ]
     if not captures:
         return []
     able, why = claude_code.background_mode(version)
-    behind = [reg for reg in captures if reg.background]
+    behind = [(info, reg) for info, reg in captures if reg.background]
     if behind and not able:
         return [
             Check(
@@ -310,20 +344,43 @@ def capture_mode_checks(registered: Registered, version: tuple[int, ...] | None)
                 WARN,
                 f'background ("async": true), but {why}: the client may reject the '
                 "settings file, or run them in the foreground",
-                "ctxmode install (registers them for this client)",
+                f"{commands('install', _scopes(behind), ctx)} (registers them for this client)",
             )
         ]
-    if behind:
-        mixed = len(behind) < len(captures)
+    if behind and len(behind) < len(captures):
+        scopes = _scopes(captures)
+        inside = [s for s in scopes if len({r.background for i, r in captures if i.scope == s}) > 1]
+        # One file holding both: installing it again makes it one mode. Two files, one
+        # mode each: ctxmode is registered twice (see duplicates), one copy goes.
+        fix = commands("install", inside, ctx) if inside else _duplicate_fix(scopes, ctx)
         return [
             Check(
                 "hooks",
                 "capture mode",
-                WARN if mixed else OK,
-                f"background: the agent does not wait for the captures ({why})"
-                if not mixed
-                else "mixed: some capture hooks run in the background, some in the foreground",
-                "ctxmode install" if mixed else "",
+                WARN,
+                "mixed: some capture hooks run in the background, some in the foreground"
+                + ("" if inside else f" ({' and '.join(scopes)} settings both register them)"),
+                fix,
+            )
+        ]
+    if behind:
+        return [
+            Check(
+                "hooks",
+                "capture mode",
+                OK,
+                f"background: the agent does not wait for the captures ({why})",
+            )
+        ]
+    own = [scope for scope in _scopes(captures) if scope != "project"]
+    if able and own:
+        return [
+            Check(
+                "hooks",
+                "capture mode",
+                WARN,
+                f"foreground: the agent waits for each capture, though {why}",
+                f"{commands('install', own, ctx)} (registers them in the background)",
             )
         ]
     if able:
@@ -331,9 +388,10 @@ def capture_mode_checks(registered: Registered, version: tuple[int, ...] | None)
             Check(
                 "hooks",
                 "capture mode",
-                WARN,
-                f"foreground: the agent waits for each capture, though {why}",
-                "ctxmode install (registers them in the background)",
+                OK,
+                "foreground: a file shared with the team names no client version, so it "
+                "keeps them there (your own `ctxmode install` instead of it runs them in "
+                "the background)",
             )
         ]
     return [Check("hooks", "capture mode", OK, f"foreground: {why}")]
@@ -374,19 +432,37 @@ def matcher_checks(registered: Registered, ctx: Context) -> list[Check]:
     return checks
 
 
-def duplicate_checks(registered: Registered) -> list[Check]:
+def _duplicate_fix(scopes: Sequence[str], ctx: Context) -> str:
+    """Keep one copy (:data:`KEEP_ORDER`), remove the others: the commands, and why."""
+    keep = _kept(scopes)
+    drop = [scope for scope in scopes if scope not in (keep, "managed")]
+    why = {
+        "managed": "the managed settings register ctxmode for you",
+        "user": "your user settings register ctxmode for every project",
+        "local": "your local settings register it for this project",
+    }.get(keep, "")
+    fix = commands("uninstall", drop, ctx)
+    return f"{fix} ({why})" if why else fix
+
+
+def duplicate_checks(registered: Registered, ctx: Context) -> list[Check]:
     """The same event registered more than once with different commands: both run."""
     by_event: dict[str, Registered] = {}
     for info, reg in registered:
         by_event.setdefault(reg.event, []).append((info, reg))
     doubled = []
+    scopes: list[str] = []
     for event, regs in by_event.items():
-        commands = {reg.command for _, reg in regs}
-        if len(regs) > 1 and (len(commands) > 1 or len({i.scope for i, _ in regs}) < len(regs)):
+        commands_ = {reg.command for _, reg in regs}
+        if len(regs) > 1 and (len(commands_) > 1 or len({i.scope for i, _ in regs}) < len(regs)):
             where = ", ".join(f"{info.scope}" for info, _ in regs)
             doubled.append(f"{event}: {len(regs)} handlers ({where})")
+            scopes += [info.scope for info, _ in regs]
     if not doubled:
         return []
+    scopes = list(dict.fromkeys(scopes))
+    # Twice in one file: installing it again leaves one; else one file's copy stays.
+    fix = commands("install", scopes, ctx) if len(scopes) == 1 else _duplicate_fix(scopes, ctx)
     return [
         Check(
             "hooks",
@@ -394,7 +470,7 @@ def duplicate_checks(registered: Registered) -> list[Check]:
             WARN,
             f"{plural(len(doubled), 'event')} {'has' if len(doubled) == 1 else 'have'} "
             "more than one ctxmode handler: each runs",
-            "keep one scope: ctxmode uninstall --project DIR / --local DIR (or --user)",
+            fix,
             tuple(doubled),
         )
     ]
@@ -441,16 +517,27 @@ def lookup_permission_checks(files: Sequence[SettingsFile], ctx: Context) -> lis
                 WARN,
                 f"the allow rule names another ctxmode ({stale}): "
                 "the snapshot's lookups ask before they run",
-                "ctxmode install",
+                commands("install", [info.scope for info, _ in found], ctx),
             )
         ]
-    registering = [info for info in files if info.registrations]
-    fix = (
-        f'add "{wanted}" to permissions.allow in ~/.claude/settings.json or '
-        ".claude/settings.local.json (the shared file names no path of this machine)"
-        if registering and all(info.scope == "project" for info in registering)
-        else "ctxmode install"
-    )
+    registering = [info.scope for info in files if info.registrations]
+    plugin = any(info.plugins for info in files)
+    own = [scope for scope in registering if scope not in ("project", "managed")]
+    if own:
+        fix = commands("install", [_kept(own)], ctx)
+    elif registering or plugin:  # `ctxmode install` would register the hooks a second time
+        fix = (
+            f'add "{wanted}" to permissions.allow in ~/.claude/settings.json or '
+            ".claude/settings.local.json ("
+            + (
+                "the plugin cannot add it"
+                if plugin
+                else "the shared file names no path of this machine"
+            )
+            + ")"
+        )
+    else:
+        fix = "ctxmode install"
     return [
         Check(
             "hooks",
@@ -464,10 +551,11 @@ def lookup_permission_checks(files: Sequence[SettingsFile], ctx: Context) -> lis
     ]
 
 
-def plugin_checks(registered: Registered, plugin_keys: PluginKeys) -> list[Check]:
+def plugin_checks(registered: Registered, plugin_keys: PluginKeys, ctx: Context) -> list[Check]:
     """The ctxmode plugin enabled while settings register the hooks too."""
     if not (plugin_keys and registered):
         return []
+    uninstall = commands("uninstall", _scopes(registered), ctx)
     keys = ", ".join(sorted({key for _, key in plugin_keys}))
     return [
         Check(
@@ -476,7 +564,7 @@ def plugin_checks(registered: Registered, plugin_keys: PluginKeys) -> list[Check
             WARN,
             f"the ctxmode plugin ({keys}) is enabled and settings register the hooks too: "
             "every hook runs twice",
-            "keep one: disable the plugin in Claude Code's /plugin menu, or ctxmode uninstall",
+            f"{uninstall} (keeps the plugin; or disable the plugin in Claude Code's /plugin menu)",
         )
     ]
 

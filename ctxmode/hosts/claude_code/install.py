@@ -14,10 +14,13 @@ Safety rules:
   raises :class:`InstallError` and is never written.
 - Writes are atomic (temp file in the same directory, ``os.replace``), keep the file's
   mode, and go through a symlinked settings.json to its target (dotfile managers).
-- Before any change the current bytes are saved as ``<file>.ctxmode-backup``; nothing
-  is written when nothing changes, so a second install is a no-op.
+- Before ctxmode's entries first go into a file, its bytes are kept in the data root
+  (:class:`ctxmode.config_files.Ledger`, never beside the file: a project's folder is the
+  user's repository); nothing is written when nothing changes, so a second install is a
+  no-op.
 - Uninstall restores the backup byte for byte when the file is exactly "backup plus
-  ctxmode's entries"; otherwise it removes ctxmode's entries surgically.
+  ctxmode's entries"; otherwise it removes ctxmode's entries surgically. It deletes a
+  file only when the ledger says ctxmode created it (an empty file the user had stays).
 
 Long on purpose (~1,000 lines): every file install and uninstall write goes through here,
 so the safety rules above are checked in one place, and so does what the CLI says of it.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -39,9 +43,12 @@ from ctxmode import paths, proof, settings
 from ctxmode.config_files import (
     BACKUP_SUFFIX,
     InstallError,
+    Ledger,
     Report,
     display_path,
     file_mode,
+    legacy_backup,
+    legacy_created,
     read_text,
     umask,
     unified_diff,
@@ -61,9 +68,6 @@ PLUGIN_NAME = "ctxmode"
 # each teammate's machine, and do nothing (exit 0, no output) where there is none.
 LAUNCHER = "~/.local/bin/ctxmode-hook"
 LAUNCHER_TAG = "# ctxmode hook launcher"
-# Directories `ctxmode install` created for a settings file, so that uninstall removes
-# them again once empty (and never a folder the user had): <data root>/<this name>.
-CREATED_DIRS_RECORD = "installed-dirs.json"
 
 # (event, timeout in seconds, matcher): the registration, a detail of the host.
 HOOK_TABLE: tuple[tuple[str, int, str | None], ...] = claude_code.HOOKS
@@ -411,8 +415,6 @@ def launcher_text(python: str | None = None, package_dir: str | None = None) -> 
 
 def launcher_target(text: str) -> tuple[str | None, str | None]:
     """(interpreter, hooks folder) a launcher's text runs, as far as it says."""
-    import shlex
-
     found: dict[str, str] = {}
     for line in text.splitlines():
         for name in ("py", "hooks"):
@@ -470,15 +472,28 @@ def _other_scope_paths(scope: str, project_dir: str | None, managed: str | None)
 
 
 def registration_warnings(
-    scope: str, path: str, project_dir: str | None, managed: str | None = None
+    scope: str,
+    path: str,
+    project_dir: str | None,
+    managed: str | None = None,
+    *,
+    after: str | None = None,
 ) -> list[str]:
     """Warn about a second copy of ctxmode's hooks: the plugin, or another scope.
 
-    ``managed``: the managed settings file (default: this platform's).
+    ``after``: the text of ``path`` once the command is done (None: as it is now); the
+    other files are read as they are now. Where ``path`` registers nothing afterwards (an
+    uninstall), nothing runs twice: the warning is then that ctxmode still runs from the
+    other files. ``managed``: the managed settings file (default: this platform's).
     """
+    this = _read_quietly(path) if after is None else after
+    try:
+        ours = bool(this and settings.registrations(this))
+    except SettingsError:
+        ours = False
     warnings = []
     for candidate in [path, *_other_scope_paths(scope, project_dir, managed)]:
-        text = _read_quietly(candidate)
+        text = this if candidate == path else _read_quietly(candidate)
         if text is None:
             continue
         try:
@@ -486,18 +501,30 @@ def registration_warnings(
             found = settings.registrations(text) if candidate != path else []
         except SettingsError:
             continue
-        for key in plugins:
-            warnings.append(
-                f"the ctxmode plugin ({key}) is enabled in {display_path(candidate)}: its hooks "
-                "and these would both run; keep one (disable the plugin from Claude Code's "
-                "/plugin menu, or run `ctxmode uninstall`)"
-            )
-        if found:
-            warnings.append(
-                f"ctxmode hooks are also registered in {display_path(candidate)} "
-                f"({len(found)} handlers): where the commands differ, both copies run"
-            )
+        where = display_path(candidate)
+        if ours:
+            warnings += [
+                f"the ctxmode plugin ({key}) is enabled in {where}: its hooks and these "
+                "would both run; keep one (disable the plugin from Claude Code's /plugin "
+                f"menu, or run `{uninstall_command(scope, project_dir)}`)"
+                for key in plugins
+            ]
+            if found:
+                warnings.append(
+                    f"ctxmode hooks are also registered in {where} "
+                    f"({len(found)} handlers): where the commands differ, both copies run"
+                )
+        elif found or plugins:
+            what = f"{len(found)} handlers" if found else f"the plugin {plugins[0]}"
+            warnings.append(f"ctxmode hooks are still registered in {where} ({what}): they run")
     return warnings
+
+
+def uninstall_command(scope: str, project_dir: str | None) -> str:
+    """The command that removes ctxmode from one scope's file, as the user types it."""
+    if scope == "user" or not project_dir:
+        return "ctxmode uninstall"
+    return f"ctxmode uninstall --{scope} {shlex.quote(os.path.abspath(project_dir))}"
 
 
 def _read_quietly(path: str) -> str | None:
@@ -586,7 +613,7 @@ def install(
         raise InstallError(f"{path}: {exc}") from None
     changed = new != before or old is None
     action = "unchanged" if not changed else ("updated" if had else "installed")
-    warnings = tuple(registration_warnings(scope, path, project_dir, managed))
+    warnings = tuple(registration_warnings(scope, path, project_dir, managed, after=new))
     diff = unified_diff(before, new, path) if changed else ""
     launcher: str | None = None
     launcher_text_new: str | None = None
@@ -604,19 +631,30 @@ def install(
             diff += unified_diff(old_launcher or "", text, launcher)
     backup = None
     if not dry_run:
-        created: list[str] = []  # folders this install makes: uninstall removes them again
+        # What this install makes and keeps goes into the ledger first (so that uninstall
+        # can take back exactly that); a data root that cannot take it stops the install
+        # before any file of the user's changes.
+        ledger = Ledger.load()
+        # A backup an older version left beside the file (in the user's repository, for
+        # a project) moves into the data root, whether or not anything else changes.
+        noted = ledger.adopt(target, _legacy_backups(path, target), _ours_alone)
         if changed:
-            created += paths.missing_dirs(os.path.dirname(target))
-            if old is not None:
-                # Beside the path the user knows (a symlinked file's target may live in
-                # a dotfiles repository that should not collect ctxmode's files).
-                backup = path + BACKUP_SUFFIX
-                write_atomic(backup, old, file_mode(target))
+            ours_before = _holds_ours(before)
+            ledger.before_write(target, old, ours_before=ours_before)
+            if old is not None and not ours_before:
+                backup = ledger.backup_path(target)
+        if launcher is not None and launcher_text_new is not None:
+            ledger.note_dirs(os.path.dirname(launcher))
+        if launcher is not None and target not in ledger.team_files:
+            ledger.team_files.append(target)
+            noted = True
+        if noted or changed or launcher_text_new is not None:
+            ledger.save()
+        if changed:
             _replace_checked(target, old, new)
         if launcher is not None and launcher_text_new is not None:
-            created += paths.missing_dirs(os.path.dirname(launcher))
+            os.makedirs(os.path.dirname(launcher), exist_ok=True)
             write_atomic(launcher, launcher_text_new, 0o755 & ~umask())
-        _remember(created_dirs=created, team_file=target if launcher else None)
     return InstallResult(
         scope,
         path,
@@ -708,73 +746,32 @@ def dry_run_main(argv: Sequence[str]) -> int:
 # --------------------------------------------------------------------------- what install made
 
 
-def _record_path() -> str:
-    return os.path.join(paths.data_root(os.environ), CREATED_DIRS_RECORD)
+def _legacy_backups(path: str, target: str) -> list[str]:
+    """Where versions before the ledger kept the backup: beside the path the user
+    knows (and, for a symlink, its target)."""
+    return list(dict.fromkeys([path + BACKUP_SUFFIX, target + BACKUP_SUFFIX]))
 
 
-def _load_record() -> dict[str, list[str]]:
-    """What install made: ``created_dirs`` and the shared ``team_files`` using the launcher."""
+def _holds_ours(text: str) -> bool:
+    """Whether a settings text holds any of ctxmode's entries (hooks, status line, rule)."""
     try:
-        with open(_record_path(), encoding="utf-8") as handle:
-            value = json.load(handle)
-    except (OSError, ValueError):
-        return {"created_dirs": [], "team_files": []}
-    record: dict[str, list[str]] = {"created_dirs": [], "team_files": []}
-    if isinstance(value, dict):
-        for key in record:
-            items = value.get(key)
-            if isinstance(items, list):
-                record[key] = [item for item in items if isinstance(item, str)]
-    return record
+        return bool(
+            settings.registrations(text)
+            or settings_statusline.is_ours(settings_statusline.current(text))
+            or settings_permissions.current(text)
+        )
+    except SettingsError:
+        return False
 
 
-def _save_record(record: dict[str, list[str]]) -> None:
-    """Best effort: without the record, uninstall only leaves an empty folder behind."""
-    try:
-        root = paths.data_root(os.environ)
-        paths.ensure_dir(root)
-        write_atomic(_record_path(), json.dumps(record, indent=2) + "\n", 0o600)
-    except OSError:
-        pass
+def _ours_alone(text: str) -> bool:
+    """Whether a settings text holds ctxmode's entries and nothing else."""
+    return _holds_ours(text) and _holds_nothing(text)
 
 
-def _remember(created_dirs: Sequence[str] = (), team_file: str | None = None) -> None:
-    if not created_dirs and team_file is None:
-        return
-    record = _load_record()
-    changed = False
-    for key, items in (
-        ("created_dirs", created_dirs),
-        ("team_files", [team_file] if team_file else []),
-    ):
-        for item in items:
-            if item not in record[key]:
-                record[key].append(item)
-                changed = True
-    if changed:
-        _save_record(record)
-
-
-def _remove_created_dirs(folder: str, record: dict[str, list[str]]) -> list[str]:
-    """Remove ``folder`` and its parents while each is empty and install had created it."""
-    removed = []
-    current = os.path.abspath(folder)
-    while current in record["created_dirs"]:
-        try:
-            os.rmdir(current)  # only ever an empty folder
-        except FileNotFoundError:
-            pass
-        except OSError:
-            break
-        record["created_dirs"].remove(current)
-        removed.append(current)
-        current = os.path.dirname(current)
-    return removed
-
-
-def _launcher_in_use(record: dict[str, list[str]]) -> bool:
+def _launcher_in_use(ledger: Ledger) -> bool:
     """Whether a shared project file this user installed still runs the launcher."""
-    for path in record["team_files"]:
+    for path in ledger.team_files:
         text = _read_quietly(path)
         try:
             if text and any(
@@ -801,7 +798,7 @@ def _restorable_backup(current: str, backup: str | None) -> bool:
         if settings.registrations(backup):
             return False  # the backup predates an upgrade, not the install: don't revive it
         found = settings.registrations(current)
-        specs = [HookSpec(r.event, r.command, r.timeout, r.matcher) for r in found]
+        specs = [reg.spec() for reg in found]
         expected = settings.merge(backup, specs) if specs else backup
         line = settings_statusline.current(current)
         if settings_statusline.is_ours(line):
@@ -845,8 +842,12 @@ def uninstall(
         warnings = tuple(registration_warnings(scope, path, project_dir, managed))
         return InstallResult(scope, path, "not installed", False, dry_run, "", None, 0, warnings)
 
-    backup_path = path + BACKUP_SUFFIX
-    backup = _read_quietly(backup_path)
+    ledger = Ledger.load()
+    beside = _legacy_backups(path, target)
+    legacy = legacy_backup(beside)
+    backup = ledger.backup_text(target)
+    if backup is None and legacy is not None and not _holds_ours(legacy):
+        backup = legacy  # kept beside the file by an older version
     delete_file = False
     if _restorable_backup(old, backup):
         assert backup is not None
@@ -856,27 +857,33 @@ def uninstall(
             new = settings.unmerge(settings_statusline.unmerge(settings_permissions.unmerge(old)))
         except SettingsError as exc:
             raise InstallError(f"{path}: {exc}") from None
-        # A file left with nothing in it, whose backup holds nothing of the user's
-        # either, was ctxmode's own creation: it goes away again.
-        delete_file = _holds_nothing(new) and (backup is None or _holds_nothing(backup))
+        # A file left with nothing in it goes away again only if ctxmode created it: an
+        # empty file the user had is theirs (the ledger says which; see legacy_created).
+        created = ledger.created(target, unknown=legacy_created(legacy, _ours_alone))
+        delete_file = _holds_nothing(new) and created
     diff = unified_diff(old, "" if delete_file else new, path)
-    warnings = tuple(registration_warnings(scope, path, project_dir, managed))
+    # As the files are once this is done: this one no longer registers anything.
+    warnings = tuple(registration_warnings(scope, path, project_dir, managed, after=new))
     written_backup = None
     action = "deleted" if delete_file else "removed"
     removed: list[str] = []
     if not dry_run:
         if delete_file:
             os.unlink(target)
-            if backup is not None:
-                os.unlink(backup_path)
+            ledger.forget(target)
         elif new == backup:
             _replace_checked(target, old, new)
-            os.unlink(backup_path)  # the original is back: the backup has served
+            ledger.forget(target)  # the original is back: the backup has served
         else:
-            written_backup = backup_path
-            write_atomic(backup_path, old, file_mode(target))
+            # The bytes before, kept where the user's folders do not see them (best
+            # effort: the removal itself is exact either way).
+            with contextlib.suppress(InstallError):
+                written_backup = ledger.keep_backup(target, old, created=None)
             _replace_checked(target, old, new)
-        removed = _tidy_up(target)
+        for stale in beside:
+            with contextlib.suppress(OSError):
+                os.unlink(stale)
+        removed = _tidy_up(target, ledger)
     return InstallResult(
         scope,
         path,
@@ -892,24 +899,22 @@ def uninstall(
     )
 
 
-def _tidy_up(target: str) -> list[str]:
-    """After an uninstall: the launcher no shared file uses, and emptied folders of ours."""
-    record = _load_record()
-    before = json.dumps(record)
-    removed = _remove_created_dirs(os.path.dirname(target), record)
-    if target in record["team_files"]:
-        record["team_files"].remove(target)
+def _tidy_up(target: str, ledger: Ledger) -> list[str]:
+    """After an uninstall: the launcher no shared file uses, and emptied folders of ours
+    (the ledger saved if it can be: a data root that cannot take it leaves a folder)."""
+    removed = ledger.remove_created_dirs(os.path.dirname(target))
+    if target in ledger.team_files:
+        ledger.team_files.remove(target)
         launcher = launcher_path()
-        if not _launcher_in_use(record):
+        if not _launcher_in_use(ledger):
             text = _read_quietly(launcher)
             if text is not None and LAUNCHER_TAG in text:
                 with contextlib.suppress(OSError):
                     os.unlink(launcher)
                     removed.append(launcher)
-            removed += _remove_created_dirs(os.path.dirname(launcher), record)
-            record["team_files"] = []
-    if json.dumps(record) != before:
-        _save_record(record)
+            removed += ledger.remove_created_dirs(os.path.dirname(launcher))
+            ledger.team_files.clear()
+    ledger.try_save()
     return removed
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 
 from ctxmode import settings
 from ctxmode.doctor.core import FAIL, OK, WARN, Check, Context
@@ -18,6 +19,16 @@ from ctxmode.hosts.codex import install as codex_config
 
 GROUP = "codex"
 FIX = "ctxmode install --host codex (add --project DIR for a project's .codex/hooks.json)"
+
+
+def fix_for(scope: str, path: str) -> str:
+    """The install that rewrites this scope's file: a command to run as it stands."""
+    if scope != "project":
+        return "ctxmode install --host codex"
+    root = os.path.dirname(os.path.dirname(path))
+    return f"ctxmode install --host codex --project {shlex.quote(root)}"
+
+
 _SCRIPT = re.compile(r"'([^']*[/\\]ctxmode[/\\]hooks[/\\][a-z_]+\.py)'")
 
 
@@ -81,7 +92,13 @@ def _file_checks(
     missing = [event for event, _, _ in codex.HOOKS if event not in events]
     if missing:
         checks.append(
-            Check(GROUP, f"{scope} events", WARN, f"{path}: no hook for {', '.join(missing)}", FIX)
+            Check(
+                GROUP,
+                f"{scope} events",
+                WARN,
+                f"{path}: no hook for {', '.join(missing)}",
+                fix_for(scope, path),
+            )
         )
     else:
         checks.append(Check(GROUP, f"{scope} events", OK, f"{path}: every event registered"))
@@ -93,7 +110,7 @@ def _file_checks(
                 f"{scope} commands",
                 FAIL,
                 f"{len(stale)} hook script(s) named in {path} do not exist",
-                FIX,
+                fix_for(scope, path),
                 tuple(stale),
             )
         )
@@ -106,7 +123,7 @@ def _file_checks(
                 FAIL,
                 f"{len(untrusted)} of {len(entries)} ctxmode hooks in {path} are not trusted "
                 "by config.toml (Codex skips them without a word)",
-                FIX,
+                fix_for(scope, path),
                 tuple(untrusted),
             )
         )

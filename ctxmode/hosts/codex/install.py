@@ -14,8 +14,10 @@ the end of config.toml, which uninstall cuts out byte for byte (keeping what Cod
 added inside it: it writes a new table, e.g. a project's trust, before our end line).
 A project's ``.codex/hooks.json`` runs only in a project Codex trusts, which is the user's
 call (``project_trust``, ``project_notes``). The block's first line
-records what install added besides it (the files it created, a final newline), so that
-uninstall restores exactly what was there. Every install rewrites the block from the
+records what install added to config.toml besides it (the file itself if it made it, a
+final newline), so that uninstall restores exactly what was there; which hooks.json files
+install made, and their bytes before, are in the ledger of the data root
+(:class:`ctxmode.config_files.Ledger`: a hooks.json per scope, one config.toml). Every install rewrites the block from the
 hooks.json it just wrote: the hashes follow a changed command (a hook whose hash no
 longer matches is "modified" to Codex, and does not run).
 
@@ -36,7 +38,7 @@ from typing import Any
 
 import ctxmode
 from ctxmode import settings
-from ctxmode.config_files import InstallError, Report, UsageError, display_path
+from ctxmode.config_files import InstallError, Ledger, Report, UsageError, display_path
 from ctxmode.config_files import read_text as _read
 from ctxmode.config_files import unified_diff as _diff
 from ctxmode.config_files import write_keeping_mode as _write
@@ -52,8 +54,9 @@ HELP = (
 HOST_ARGUMENT = "--host codex"
 BEGIN = "# >>> ctxmode: trusted hooks (written by `ctxmode install --host codex`; do not edit)"
 END = "# <<< ctxmode: trusted hooks"
-# What install added besides the block, recorded on its first line: "made=hooks.json"
-# and/or "made=config.toml" (files it created), "newline" (a final newline it added).
+# What install added besides the block, recorded on its first line: "made=config.toml"
+# (the file it created), "newline" (a final newline it added); "made=hooks.json" was
+# written by versions before the ledger, and is still read for their installs.
 _FLAG_OPEN = " ["
 _FLAG_CLOSE = "] >>>"
 
@@ -365,10 +368,10 @@ def install(
         new_hooks = settings.merge(old_hooks or "", hook_specs(python, package_dir))
     except SettingsError as exc:
         raise CodexConfigError(f"{hooks_file}: {exc}") from None
+    # config.toml's block says whether install made that file (one per user); which
+    # hooks.json files it made, and their backups, the ledger says (one per scope).
     made = []
     _, _, flags = _split_block(old_trust or "")
-    if old_hooks is None or "made=hooks.json" in flags:
-        made.append("hooks.json")
     if old_trust is None or "made=config.toml" in flags:
         made.append("config.toml")
     # The block holds every scope's entries: those of other hooks files stay.
@@ -393,6 +396,11 @@ def install(
     action = "unchanged" if not changed else ("updated" if had else "installed")
     diff = _diff(old_hooks, new_hooks, hooks_file) + _diff(old_trust, new_trust, trust_file)
     if changed and not dry_run:
+        ledger = Ledger.load(env)
+        if new_hooks != (old_hooks or "") or old_hooks is None:
+            ledger.before_write(hooks_target, old_hooks, ours_before=had)
+        ledger.note_dirs(os.path.dirname(trust_target))
+        ledger.save()
         _write(hooks_target, new_hooks)
         _write(trust_target, new_trust)
     notes = []
@@ -497,14 +505,21 @@ def uninstall(
             new_trust = merge_trust(rest, others, trust_file, [m[5:] for m in kept])
         elif "made=config.toml" in flags and not rest:
             new_trust = None
+    ledger = Ledger.load(env)
     new_hooks = old_hooks
     if old_hooks is not None and settings.registrations(old_hooks):
-        try:
-            new_hooks = settings.unmerge(old_hooks)
-        except SettingsError as exc:
-            raise CodexConfigError(f"{hooks_file}: {exc}") from None
-        if "made=hooks.json" in flags and _holds_nothing(new_hooks):
-            new_hooks = None
+        backup = ledger.backup_text(hooks_target)
+        if settings.restores(old_hooks, backup):
+            new_hooks = backup
+        else:
+            try:
+                new_hooks = settings.unmerge(old_hooks)
+            except SettingsError as exc:
+                raise CodexConfigError(f"{hooks_file}: {exc}") from None
+            # Only a file install made goes (older installs said so in the block's flags).
+            made_it = ledger.created(hooks_target, unknown="made=hooks.json" in flags)
+            if made_it and _holds_nothing(new_hooks):
+                new_hooks = None
     changed = new_hooks != old_hooks or new_trust != old_trust
     action = "removed" if changed else "not installed"
     diff = _diff(old_hooks, new_hooks, hooks_file) + _diff(old_trust, new_trust, trust_file)
@@ -519,6 +534,10 @@ def uninstall(
                 os.unlink(target)
             else:
                 _write(target, new)
+        ledger.forget(hooks_target)
+        for target in (hooks_target, trust_target):
+            ledger.remove_created_dirs(os.path.dirname(target))
+        ledger.try_save()
     return CodexResult(scope, hooks_file, trust_file, action, changed, dry_run, diff, 0, 0)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 
 from ctxmode import settings
 from ctxmode.doctor.core import FAIL, OK, WARN, Check, Context
@@ -19,6 +20,16 @@ from ctxmode.hosts.gemini import install as gemini_config
 
 GROUP = "gemini"
 FIX = "ctxmode install --host gemini (add --project DIR for a project's .gemini/settings.json)"
+
+
+def fix_for(scope: str, path: str) -> str:
+    """The install that rewrites this scope's file: a command to run as it stands."""
+    if scope != "project":
+        return "ctxmode install --host gemini"
+    root = os.path.dirname(os.path.dirname(path))
+    return f"ctxmode install --host gemini --project {shlex.quote(root)}"
+
+
 _SCRIPT = re.compile(r"'([^']*[/\\]ctxmode[/\\]hooks[/\\][a-z_]+\.py)'")
 # Gemini compares these events' matchers with the source/reason/trigger as exact strings.
 _EXACT = ("SessionStart", "SessionEnd", "PreCompress")
@@ -67,7 +78,13 @@ def _file_checks(
     missing = [event for event, _, _ in gemini.HOOKS if event not in events]
     if missing:
         checks.append(
-            Check(GROUP, f"{scope} events", WARN, f"{path}: no hook for {', '.join(missing)}", FIX)
+            Check(
+                GROUP,
+                f"{scope} events",
+                WARN,
+                f"{path}: no hook for {', '.join(missing)}",
+                fix_for(scope, path),
+            )
         )
     else:
         checks.append(Check(GROUP, f"{scope} events", OK, f"{path}: every event registered"))
@@ -82,7 +99,11 @@ def _file_checks(
         if isinstance(reg.timeout, int) and reg.timeout < 1000
     ]
     if odd:
-        checks.append(Check(GROUP, f"{scope} handlers", WARN, "; ".join(odd), FIX, tuple(odd)))
+        checks.append(
+            Check(
+                GROUP, f"{scope} handlers", WARN, "; ".join(odd), fix_for(scope, path), tuple(odd)
+            )
+        )
     stale = sorted({m for m in _SCRIPT.findall(text) if not os.path.exists(m)})
     if stale:
         checks.append(
@@ -91,7 +112,7 @@ def _file_checks(
                 f"{scope} commands",
                 FAIL,
                 f"{len(stale)} hook script(s) named in {path} do not exist",
-                FIX,
+                fix_for(scope, path),
                 tuple(stale),
             )
         )

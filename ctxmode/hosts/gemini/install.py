@@ -8,16 +8,18 @@ User hooks run with no trust step; a project's hooks run only in a folder the us
 in ``~/.gemini/trustedFolders.json`` (verified on 0.61.0: not even with ``--skip-trust``),
 which is the user's call: install says so (``project_notes``), doctor checks it.
 
-As for Claude Code's file, the bytes before each change are kept in
-``settings.json.ctxmode-backup``: uninstall puts them back when the file is exactly the
-backup plus ctxmode's entries, else it removes ctxmode's entries alone; a file install
-created and that holds nothing else goes away again.
+As for Claude Code's file, the bytes before ctxmode's entries came in are kept in the data
+root (:class:`ctxmode.config_files.Ledger`, never in the project's folder): uninstall puts
+them back when the file is exactly the backup plus ctxmode's entries, else it removes
+ctxmode's entries alone; a file (and a ``.gemini`` folder) that install created goes away
+again once it holds nothing else, and never one the user had, even empty.
 
 CLI-only (``ctxmode install --host gemini``, ``doctor``): never imported by a hook.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -26,7 +28,16 @@ from dataclasses import dataclass
 
 import ctxmode
 from ctxmode import settings
-from ctxmode.config_files import BACKUP_SUFFIX, InstallError, Report, UsageError, display_path
+from ctxmode.config_files import (
+    BACKUP_SUFFIX,
+    InstallError,
+    Ledger,
+    Report,
+    UsageError,
+    display_path,
+    legacy_backup,
+    legacy_created,
+)
 from ctxmode.config_files import read_text as _read
 from ctxmode.config_files import unified_diff as _diff
 from ctxmode.config_files import write_keeping_mode as _write
@@ -212,11 +223,18 @@ def install(
     had = bool(old and settings.registrations(old))
     action = "unchanged" if not changed else ("updated" if had else "installed")
     diff = _diff(old, new, path) if changed else ""
-    if changed and not dry_run:
-        if old is not None and not had:
-            # The user's bytes before ctxmode's first entries: uninstall restores them.
-            _write(target + BACKUP_SUFFIX, old)
-        _write(target, new)
+    if not dry_run:
+        # The user's bytes before ctxmode's first entries (uninstall restores them) and
+        # what this write creates, noted in the data root before the file changes; a
+        # backup an older version kept beside the file moves in.
+        ledger = Ledger.load(env)
+        noted = ledger.adopt(target, [target + BACKUP_SUFFIX], _ours_alone)
+        if changed:
+            ledger.before_write(target, old, ours_before=had)
+        if noted or changed:
+            ledger.save()
+        if changed:
+            _write(target, new)
     notes = project_notes(path, project_dir or "", env) if scope == "project" else []
     return GeminiResult(
         scope,
@@ -244,54 +262,47 @@ def uninstall(
     if old is None or not settings.registrations(old):
         return GeminiResult(scope, path, "not installed", False, dry_run, "", 0)
     _parse_or_raise(old, path)
-    backup_path = target + BACKUP_SUFFIX
-    backup = _read(backup_path)
-    restorable = False
-    if backup is not None and not settings.registrations(backup):
-        try:
-            restorable = settings.merge(backup, hook_specs_like(old)) == old
-        except SettingsError:
-            restorable = False
-    if restorable:
-        assert backup is not None
-        new: str | None = backup
+    ledger = Ledger.load(env)
+    beside = [target + BACKUP_SUFFIX]
+    legacy = legacy_backup(beside)
+    backup = ledger.backup_text(target)
+    if backup is None:
+        backup = legacy
+    new: str | None
+    if settings.restores(old, backup):
+        new = backup
     else:
         try:
             new = settings.unmerge(old)
         except SettingsError as exc:
             raise GeminiConfigError(f"{path}: {exc}") from None
-        if _holds_nothing(new) and _holds_nothing(backup):
-            new = None  # ctxmode's own file: it goes away again
+        if _holds_nothing(new) and ledger.created(
+            target, unknown=legacy_created(legacy, _ours_alone)
+        ):
+            new = None  # ctxmode's own file: it goes away again (never an empty one of theirs)
     diff = _diff(old, new, path)
     if not dry_run:
         if new is None:
             os.unlink(target)
         else:
             _write(target, new)
-        if backup is not None:
-            os.unlink(backup_path)
+        ledger.forget(target)
+        for stale in beside:
+            with contextlib.suppress(OSError):
+                os.unlink(stale)
+        ledger.remove_created_dirs(os.path.dirname(target))
+        ledger.try_save()
     return GeminiResult(
         scope, path, "deleted" if new is None else "removed", True, dry_run, diff, 0
     )
 
 
-def hook_specs_like(text: str) -> list[HookSpec]:
-    """The specs that produced the ctxmode handlers of a settings text (an older install's
-    commands and timeouts), to tell whether the text is "backup plus ctxmode" exactly."""
-    doc = settings.parse(text)
-    out = []
-    hooks = doc.get("hooks") if isinstance(doc, dict) else None
-    for reg in settings.registrations(text):
-        name = None
-        groups = hooks.get(reg.event) if isinstance(hooks, dict) else None
-        for group in groups if isinstance(groups, list) else []:
-            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
-                if isinstance(handler, dict) and handler.get("command") == reg.command:
-                    name = handler.get("name") if isinstance(handler.get("name"), str) else None
-        timeout = reg.timeout if isinstance(reg.timeout, int) else 0
-        matcher = reg.matcher if isinstance(reg.matcher, str) else None
-        out.append(HookSpec(reg.event, reg.command, timeout, matcher, name=name))
-    return out
+def _ours_alone(text: str) -> bool:
+    """Whether a settings text holds ctxmode's handlers and nothing else."""
+    try:
+        return bool(settings.registrations(text)) and _holds_nothing(settings.unmerge(text))
+    except SettingsError:
+        return False
 
 
 def dry_run_main(argv: Sequence[str]) -> int:
