@@ -282,8 +282,14 @@ def install_fts(conn: Connection, from_id: int) -> None:
 
 
 def reindex_fts(conn: Connection) -> None:
-    """Index every event again (benchmarks fill a store with the triggers off, then this)."""
+    """Index every event again, in both indexes (benchmarks fill a store with the
+    triggers off, then this)."""
     install_fts(conn, 1)
+    has_words = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_words'"
+    ).fetchone()
+    if has_words is not None:
+        install_words(conn, 1)
 
 
 def m002_search_values(conn: Connection) -> None:
@@ -376,11 +382,96 @@ def m004_replayed_snapshots(conn: Connection) -> None:
     conn.execute("ALTER TABLE compaction ADD COLUMN replayed_events INTEGER")
 
 
+# ---------------------------------------------------------------- m005: a word index
+
+# The word index beside the trigram one (issue 28). An agent asks in words ("why did the
+# migration fail"), and a stored event says "migrations failed": the trigram index finds
+# substrings, not words, and scores "the" as highly as "migration". unicode61 splits the
+# same values into words (diacritics folded), porter reduces each to its stem, so
+# "migrations", "migrated" and "migration" meet; BM25-like weights then come from how
+# many events hold each word (ctxmode.store.search). Contentless like the trigram index:
+# the text is indexed, never stored again. Same row range rule (``from_id`` baked into
+# its triggers) and the same upgrade budget: the newest UPGRADE_INDEX_ROWS events are
+# indexed at once; search reaches the older ones through the trigram index or LIKE.
+WORDS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+_WORD_TRIGGERS = (
+    "session_events_words_ai",
+    "session_events_words_bd",
+    "session_events_words_bu",
+    "session_events_words_au",
+)
+
+
+def install_words(conn: Connection, from_id: int) -> None:
+    """(Re)create the word index over the events with ``id >= from_id`` (see
+    :func:`install_fts`: the same triggers, for ``events_words``)."""
+    for name in _WORD_TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    conn.execute("DROP TABLE IF EXISTS events_words")
+    conn.execute(
+        "CREATE VIRTUAL TABLE events_words USING fts5("
+        f"text, content='', tokenize='{WORDS_TOKENIZER}')"
+    )
+    start = int(from_id)
+
+    def when(row: str) -> str:
+        return f" WHEN {row}.id >= {start:d}" if start > 1 else ""
+
+    insert = (
+        "INSERT INTO events_words(rowid, text) SELECT id, text FROM events_text WHERE id = new.id;"
+    )
+    delete = (
+        "INSERT INTO events_words(events_words, rowid, text) "
+        "SELECT 'delete', id, text FROM events_text WHERE id = old.id;"
+    )
+    for name, timing, row, body in (
+        (_WORD_TRIGGERS[0], "AFTER INSERT", "new", insert),
+        (_WORD_TRIGGERS[1], "BEFORE DELETE", "old", delete),
+        (_WORD_TRIGGERS[2], "BEFORE UPDATE OF data", "old", delete),
+        (_WORD_TRIGGERS[3], "AFTER UPDATE OF data", "new", insert),
+    ):
+        conn.execute(
+            f"CREATE TRIGGER {name} {timing} ON session_events{when(row)} BEGIN\n{body}\nEND"
+        )
+    conn.execute(
+        "INSERT INTO events_words(rowid, text) SELECT id, text FROM events_text WHERE id >= ?",
+        (start,),
+    )
+
+
+def m005_word_index(conn: Connection) -> None:
+    """A second full-text index, of words (porter stems), for ranked search.
+
+    Made only where the trigram index is (a store built without FTS5, or with
+    ``CTXMODE_NO_FTS``, searches with LIKE alone, as before); where this SQLite's FTS5
+    lacks the tokenizer, the store goes on without it and says so in ``store_meta``.
+    """
+    has_fts = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_fts'"
+    ).fetchone()
+    if has_fts is None:
+        return
+    top = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM session_events").fetchone()[0])
+    conn.execute("SAVEPOINT words")
+    try:
+        install_words(conn, max(1, top - UPGRADE_INDEX_ROWS + 1))
+    except _sqlite3.OperationalError as exc:
+        if "tokenizer" not in str(exc) and "no such module" not in str(exc):
+            raise
+        conn.execute("ROLLBACK TO words")
+        conn.execute(
+            "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('words', ?)",
+            (f"unavailable: {exc}",),
+        )
+    conn.execute("RELEASE words")
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     m001_initial,
     m002_search_values,
     m003_identity_history,
     m004_replayed_snapshots,
+    m005_word_index,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
