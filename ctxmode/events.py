@@ -31,6 +31,7 @@ CATEGORIES = (
     "subagent",
     "mcp",
     "external-ref",
+    "shell",
 )
 
 # Hard ceiling on one event's ``data`` (characters). Extractors trim well below it;
@@ -178,6 +179,11 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "web_fetch": ("external-ref", LOW, "{url, [prompt]}"),
     "web_search": ("external-ref", LOW, "{query}"),
     "url_ref": ("external-ref", LOW, "{url}"),
+    # What the agent sent outside: a pull request or issue, a comment, a message.
+    "message_sent": ("external-ref", NORMAL, "{via, [to], [title], [text]}"),
+    # shell: every command the agent ran, with the head and tail of what it printed.
+    # Looked up, never shown in a snapshot: the first to go when a session is over its cap.
+    "shell_call": ("shell", MINOR, "{command, [exit], [output]}"),
 }
 
 

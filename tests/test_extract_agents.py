@@ -177,7 +177,8 @@ OLDER_CASES = [
             )
         ],
     ),
-    # MCP responses come as block lists, JSON strings, dicts or nothing: only names matter.
+    # MCP responses come as block lists, JSON strings, dicts or nothing: only names matter;
+    # a tool that sends text (an issue, a message) keeps what it sent.
     (
         "mcp__github__create_issue",
         {"owner": "o", "repo": "r", "title": "t", "body": "b"},
@@ -190,7 +191,11 @@ OLDER_CASES = [
                     "tool": "create_issue",
                     "args": ["owner", "repo", "title", "body"],
                 },
-            )
+            ),
+            (
+                "message_sent",
+                {"via": "github create_issue", "to": "o/r", "title": "t", "text": "b"},
+            ),
         ],
     ),
     (

@@ -706,13 +706,15 @@ def test_a_locked_store_with_nothing_to_record_is_logged(
     from ctxmode.store import StoreLocked
 
     p = Project(tmp_path)
-    p.bash_failed("s", "make test", "Exit code 2\nmake: *** [test] Error 2")
+    # A tool ctxmode records nothing of, but its failure (a shell command's success is
+    # recorded itself: shell_call).
+    p.hook("PostToolUseFailure", "s", tool_name="LS", tool_input={"path": "build"}, error="no")
 
     def locked(*args: Any, **kwargs: Any) -> Store:
         raise StoreLocked("held")
 
     monkeypatch.setattr(Store, "open", locked)
-    p.bash("s", "make test", stdout="ok")
+    p.hook("PostToolUse", "s", tool_name="LS", tool_input={"path": "build"}, tool_response="a")
     assert "store locked; nothing to record" in _log_text(p)
     assert _spooled(p) == []
 

@@ -1,11 +1,17 @@
-"""``ctxmode search``: find stored events by text.
+"""``ctxmode search``: find stored events by what they say.
 
-This is what the snapshot's ``<lookup>`` hints run, through the model's Bash tool, so
-the query is literal text (``:``, ``?``, ``'``, ``-``, ``AND``/``OR`` mean themselves)
-and the output must show the whole stored item, not a preview. Ranking and matching
-are the store's (:meth:`ctxmode.store.Store.search`): every word of the query must
-occur in the values of the event's data (not its JSON keys or escapes), as a
-case-insensitive substring.
+This is what an agent runs after a compaction, in its own words, and what the snapshot's
+``<lookup>`` hints run, through the model's Bash tool. The query is literal text (``:``,
+``?``, ``'``, ``-``, ``AND``/``OR`` mean themselves); ranking is the store's
+(:meth:`ctxmode.store.Store.search`): every event sharing a word, identifier or phrase
+with the query is a match, the best first.
+
+The output is made for a model: each hit says when, in which session, what kind of
+event, and shows the lines that matched with the query's words marked (``**word**``;
+colour on a terminal), long values cut around them; the last line says how many
+matched and how to get more. ``--full`` shows every field whole, ``--json`` everything
+as data. Whatever is asked, the output stays bounded (:data:`MAX_OUTPUT_BYTES`), and it
+is written as UTF-8 bytes whatever the query or the terminal holds.
 """
 
 from __future__ import annotations
@@ -34,17 +40,31 @@ from ctxmode.cli.common import (
 from ctxmode.cli.common import parse_since as parse_since  # re-exported: shared by all commands
 from ctxmode.events import CATEGORIES, TYPES
 from ctxmode.redact import visible
-from ctxmode.store import SEARCH_CANDIDATES, SearchHit, Store, StoreError, parse_query
+from ctxmode.store import SearchHit, SearchHits, Store, StoreError, analyze, parse_query
+from ctxmode.store.search import Term, match_spans
 
 DEFAULT_LIMIT = 10
-# The human output folds identical events (same type and data, e.g. a file read ten
-# times) into one block, so it ranks every candidate the store considers (its cost
-# hardly depends on the limit) and shows the best ``--limit`` distinct items.
+# Identical events (a file read ten times) fold into one item: ask the store for more
+# hits than are shown, so that ``limit`` distinct items remain.
 FETCH_PER_BLOCK = 4
+MIN_FETCH = 50
 WRAP_WIDTH = 100
 INDENT = "    "
 PRIORITY_NAMES = {1: "critical", 2: "high", 3: "normal", 4: "low", 5: "minor"}
-NARROW_HINT = "--session ID, --category C, --type T or --since 24h"
+NARROW_HINT = "--session ID, --type T, --category C or --since 24h"
+# The compact output: a value up to this long is shown whole; a longer one shows its
+# matching lines (at most MATCH_LINES, each a window this wide around the match).
+SHORT_VALUE = 160
+LINE_WINDOW = 160
+MATCH_LINES = 3
+UNMATCHED_CHARS = 100
+# No search prints more than this (an agent's --limit 1000000 must not fill its
+# context): the output stops after the hit that reaches it and says how to go on.
+MAX_OUTPUT_BYTES = 32 * 1024
+MAX_SHOWN = 500  # more compact hits than 32 KB can hold
+MAX_JSON_BYTES = 1024 * 1024
+MAX_JSON_HITS = 5000
+MARK = ("**", "**")
 
 # ---------------------------------------------------------------- searching
 
@@ -54,14 +74,14 @@ def find(
     query: str,
     *,
     session_id: str | None = None,
-    category: str | None = None,
-    type_: str | None = None,
+    category: str | list[str] | None = None,
+    type_: str | list[str] | None = None,
     since: str | None = None,
     limit: int = DEFAULT_LIMIT,
     worktree: str | None = None,
     client: str | None = None,
-) -> list[SearchHit]:
-    """The best ``limit`` hits for ``query``, best first.
+) -> SearchHits:
+    """The best ``limit`` hits for ``query``, best first (with the total matched).
 
     The store matches the values of the event data as a person reads them (a backslash
     is one backslash, a line break a line break), never its JSON keys or escapes.
@@ -81,7 +101,7 @@ def find(
 
 
 class Block:
-    """One item of the human output: a hit and the identical events folded into it."""
+    """One item of the human output: a hit and the events folded into it."""
 
     __slots__ = ("count", "first_at", "hit", "sessions")
 
@@ -97,11 +117,26 @@ class Block:
         self.sessions.add(hit.session_id)
 
 
-def fold(hits: list[SearchHit]) -> list[Block]:
-    """Group hits with the same type and data, in rank order of each group's best hit."""
+def subject(hit: SearchHit) -> str:
+    """What a listing folds by: the file a file event names, the command an error names,
+    else the whole data."""
+    try:
+        value = orjson.loads(hit.data)
+    except orjson.JSONDecodeError:
+        return hit.data
+    if isinstance(value, dict):
+        for key in ("path", "key"):
+            if isinstance(value.get(key), str):
+                return f"{key}:{value[key]}"
+    return hit.data
+
+
+def fold(hits: list[SearchHit], *, by_subject: bool = False) -> list[Block]:
+    """Group hits with the same type and data (a listing: the same category and subject),
+    in rank order of each group's best hit."""
     blocks: dict[tuple[str, str], Block] = {}
     for hit in hits:
-        key = (hit.type, hit.data)
+        key = (hit.category, subject(hit)) if by_subject else (hit.type, hit.data)
         if key in blocks:
             blocks[key].add(hit)
         else:
@@ -109,7 +144,7 @@ def fold(hits: list[SearchHit]) -> list[Block]:
     return list(blocks.values())
 
 
-# ---------------------------------------------------------------- rendering
+# ---------------------------------------------------------------- the fields of a hit
 
 
 def _scalar(value: Any) -> str:
@@ -171,34 +206,110 @@ def wrap_field(key: str, text: str, width: int = WRAP_WIDTH) -> list[str]:
     return out
 
 
-def _stamp(iso: str | None) -> str:
+def _stamp(iso: str | None, seconds: bool = True) -> str:
     if not iso:
         return "-"
-    return f"{iso[:10]} {iso[11:19]} UTC"
+    return f"{iso[:10]} {iso[11:19] if seconds else iso[11:16]} UTC"
 
 
-def block_lines(number: int, block: Block, now: float | None = None) -> tuple[str, list[str]]:
-    """The header line and the data lines of one block."""
-    hit = block.hit
-    priority = int(hit.priority)
-    parts = [
-        f"[{number}] {_stamp(hit.created_at)} ({relative_time(hit.created_at, now)})",
-        f"session {str(hit.session_id or '')[:8]}",
-        f"{hit.category}/{hit.type}",
-        f"priority {priority} ({PRIORITY_NAMES.get(priority, '?')})",
+def _marked(line: str, spans: list[tuple[int, int]], mark: tuple[str, str]) -> str:
+    out: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        out += [line[cursor:start], mark[0], line[start:end], mark[1]]
+        cursor = end
+    out.append(line[cursor:])
+    return "".join(out)
+
+
+def _window(line: str, terms: list[Term], width: int, mark: tuple[str, str]) -> str:
+    """``line`` cut to ``width`` characters around its first match, matches marked."""
+    spans = match_spans(line, terms) if terms else []
+    start = 0
+    if len(line) > width:
+        first = spans[0][0] if spans else 0
+        start = max(0, min(first - width // 3, len(line) - width))
+    end = min(len(line), start + width)
+    inside = [
+        (max(a, start) - start, min(b, end) - start) for a, b in spans if b > start and a < end
     ]
+    text = _marked(line[start:end], inside, mark)
+    return ("…" if start > 0 else "") + text + ("…" if end < len(line) else "")
+
+
+def compact_field(key: str, text: str, terms: list[Term], mark: tuple[str, str]) -> list[str]:
+    """One field in the compact output: whole when short, else the lines that match."""
+    head = f"{INDENT}{key}: " if key else INDENT
+    hang = " " * len(head)
+    lines = text.split("\n")
+    if len(lines) == 1 and len(text) <= SHORT_VALUE:
+        return [head + _window(text, terms, SHORT_VALUE, mark)]
+    matching = [n for n, line in enumerate(lines) if terms and match_spans(line, terms)]
+    if not matching:
+        first = lines[0] if lines[0].strip() else next((x for x in lines if x.strip()), "")
+        more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
+        return [head + _window(first, [], UNMATCHED_CHARS, mark) + more]
+    out: list[str] = []
+    shown = matching[:MATCH_LINES]
+    for place, n in enumerate(shown):
+        prefix = head if place == 0 else hang
+        gap = "… " if (n > 0 and (place == 0 or shown[place - 1] != n - 1)) else ""
+        out.append(prefix + gap + _window(lines[n], terms, LINE_WINDOW, mark))
+    rest = len(matching) - len(shown)
+    if rest > 0:
+        out.append(f"{hang}(+{rest} more matching line{'s' if rest > 1 else ''}; --full)")
+    elif len(lines) > 1 and shown[-1] < len(lines) - 1 and not out[-1].endswith("…"):
+        out[-1] += " …"
+    return out
+
+
+def _header(number: int, hit: SearchHit, now: float | None, full: bool) -> str:
+    if full:
+        priority = int(hit.priority)
+        parts = [
+            f"[{number}] {_stamp(hit.created_at)} ({relative_time(hit.created_at, now)})",
+            f"session {str(hit.session_id or '')[:8]}",
+            f"{hit.category}/{hit.type}",
+            f"priority {priority} ({PRIORITY_NAMES.get(priority, '?')})",
+        ]
+    else:
+        parts = [
+            f"[{number}] {_stamp(hit.created_at, False)} ({relative_time(hit.created_at, now)})",
+            f"session {str(hit.session_id or '')[:8]}",
+            hit.type,
+        ]
     if hit.agent_type or hit.agent_id:
         parts.append(f"subagent {hit.agent_type or hit.agent_id}")
+    return " · ".join(parts)
+
+
+def block_lines(
+    number: int,
+    block: Block,
+    now: float | None = None,
+    *,
+    terms: list[Term] | None = None,
+    full: bool = True,
+    mark: tuple[str, str] = MARK,
+) -> tuple[str, list[str]]:
+    """The header line and the data lines of one block (``full``: every field whole)."""
+    hit = block.hit
     lines: list[str] = []
+    # Stored text is shown as it is: invisible and direction-changing characters as
+    # escapes (before the marks go in: those are ours, and may be colour codes).
     for key, text in data_fields(str(hit.data)):
-        lines.extend(wrap_field(key, text))
+        if full:
+            lines.extend(visible(line) for line in wrap_field(key, text))
+        else:
+            lines.extend(compact_field(visible(key), visible(text), terms or [], mark))
     if block.count > 1:
         where = f" in {len(block.sessions)} sessions" if len(block.sessions) > 1 else ""
         lines.append(
             f"{INDENT}({block.count} identical events{where}, first {_stamp(block.first_at)})"
+            if full
+            else f"{INDENT}({block.count} events{where}, first {_stamp(block.first_at, False)})"
         )
-    # Stored text is shown as it is: invisible and direction-changing characters as escapes.
-    return visible(" · ".join(parts)), [visible(line) for line in lines]
+    return visible(_header(number, hit, now, full)), lines
 
 
 def highlighter(terms: list[str]) -> re.Pattern[str] | None:
@@ -219,40 +330,90 @@ def render(
     filters: str,
     color: bool,
     now: float | None = None,
+    full: bool = True,
+    offset: int = 0,
+    listing: bool = False,
 ) -> str:
     """The human output of a search: one block per match, then a footer line.
 
-    ``blocks`` are the ones shown, of ``total`` distinct matches found; ``capped`` when
-    the store stopped at its candidate limit, so that more may exist.
+    ``blocks`` are the ones to show (from ``offset`` on), of ``total`` distinct matches
+    found; ``capped`` when not every match was fetched: ``total`` is then the number of
+    matching events, estimated. The output stops once it passes :data:`MAX_OUTPUT_BYTES`.
     """
-    pattern = highlighter(parse_query(query)) if color else None
+    terms = [] if listing else analyze(query)
+    pattern = highlighter([t.text for t in terms]) if color and full else None
+    mark = ("\x1b[33m\x1b[1m", "\x1b[0m") if color else MARK
     out: list[str] = []
-    for number, block in enumerate(blocks, start=1):
-        header, lines = block_lines(number, block, now)
-        out.append(click.style(header, bold=True) if color else header)
+    size = 0
+    shown = 0
+    for number, block in enumerate(blocks, start=offset + 1):
+        if size > MAX_OUTPUT_BYTES:
+            break
+        header, lines = block_lines(
+            number, block, now, terms=terms, full=full, mark=mark if not full else MARK
+        )
+        part = [click.style(header, bold=True) if color else header]
         for line in lines:
             if pattern is not None:
                 line = pattern.sub(lambda m: click.style(m.group(0), fg="yellow", bold=True), line)
-            out.append(line)
-        out.append("")
-    shown = len(blocks)
-    events = sum(block.count for block in blocks)
-    noun = "match" if shown == 1 else "matches"
-    subject = f"{_subject(query)}{filters}"
-    folded = f" ({events} events, identical ones folded)" if events > shown else ""
-    if total > shown:
-        out.append(
-            f"{shown} of {total}{'+' if capped else ''} matches {subject}{folded}; "
-            f"raise --limit (now {limit}) or narrow with {NARROW_HINT}."
+            part.append(line)
+        part.append("")
+        out.extend(part)
+        size += sum(len(line.encode("utf-8", "backslashreplace")) + 1 for line in part)
+        shown += 1
+    out.append(
+        footer(
+            query,
+            shown=shown,
+            total=total,
+            capped=capped,
+            limit=limit,
+            filters=filters,
+            offset=offset,
+            folded=sum(b.count for b in blocks[:shown]),
+            stopped=shown < len(blocks),
+            full=full,
+            listing=listing,
         )
-    elif capped:
-        out.append(
-            f"{shown} {noun} {subject}{folded}, among the newest matching events only: "
-            f"narrow with {NARROW_HINT} to reach older ones."
-        )
-    else:
-        out.append(f"{shown} {noun} {subject}{folded}. Narrow with {NARROW_HINT}.")
+    )
     return "\n".join(out) + "\n"
+
+
+def footer(
+    query: str,
+    *,
+    shown: int,
+    total: int,
+    capped: bool,
+    limit: int,
+    filters: str,
+    offset: int = 0,
+    folded: int = 0,
+    stopped: bool = False,
+    full: bool = True,
+    listing: bool = False,
+) -> str:
+    """The last line: how many matched, which were shown, how to get more."""
+    subject = f"{_subject(query)}{filters}"
+    events = f" ({folded} events, identical ones folded)" if folded > shown else ""
+    order = "newest first" if listing else "best first"
+    more = f"about {total}" if capped else str(total)
+    end = offset + shown
+    if shown == 0:
+        return f"No matches shown {subject}: --offset {offset} is past the {more} matches."
+    if end < total or capped or stopped:
+        why = f"output stopped at {MAX_OUTPUT_BYTES // 1024} KB; " if stopped else ""
+        return (
+            f"{offset + 1}-{end} of {more} matches {subject}{events}, {order}; {why}"
+            f"more: --offset {end}; narrow with {NARROW_HINT}"
+            + ("" if full else "; every field: --full")
+            + "."
+        )
+    noun = "match" if total == 1 else "matches"
+    tail = "" if full else " Every field: --full."
+    if offset:
+        return f"{offset + 1}-{end} of {total} {noun} {subject}{events}, {order}.{tail}"
+    return f"{total} {noun} {subject}{events}, {order}.{tail}"
 
 
 def _subject(query: str) -> str:
@@ -263,10 +424,23 @@ def _subject(query: str) -> str:
     return f"for '{query}'" if "'" not in query else f'for "{query}"'
 
 
-def describe_filters(**filters: str | None) -> str:
+def describe_filters(**filters: str | list[str] | None) -> str:
     """`` (session x, category y)`` for the footer, or ``""``."""
-    parts = [f"{name} {value}" for name, value in filters.items() if value is not None]
+    parts = [
+        f"{name} {','.join(value) if isinstance(value, list) else value}"
+        for name, value in filters.items()
+        if value is not None
+    ]
     return f" ({', '.join(parts)})" if parts else ""
+
+
+def no_match(query: str, filters: str) -> str:
+    """What an empty result says: nothing shares a word, and what to try."""
+    text = f"No event shares a word with {_subject(query)[4:]}{filters}."
+    advice = "Try other or fewer words: a file or function name, a command, an error."
+    if filters:
+        advice += " Or drop a filter."
+    return f"{text} {advice}\n"
 
 
 def hit_json(hit: SearchHit) -> dict[str, Any]:
@@ -287,6 +461,29 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
         "rank": hit.rank,
         "snippet": hit.snippet,
     }
+
+
+def json_output(hits: list[SearchHit]) -> tuple[bytes, int]:
+    """The ``--json`` document of ``hits`` within :data:`MAX_JSON_BYTES`, and how many
+    hits it holds."""
+    items: list[bytes] = []
+    size = 2
+    for hit in hits:
+        item = orjson.dumps(hit_json(hit), option=orjson.OPT_INDENT_2)
+        if items and size + len(item) > MAX_JSON_BYTES:
+            break
+        items.append(item)
+        size += len(item) + 2
+    if not items:
+        return b"[]", 0
+    body = b",\n".join(b"\n".join(b"  " + line for line in item.split(b"\n")) for item in items)
+    return b"[\n" + body + b"\n]", len(items)
+
+
+def byte_safe(text: str) -> bytes:
+    """``text`` as UTF-8, whatever it holds: a lone surrogate (a query's invalid UTF-8
+    bytes, as the shell passed them) is written as its escape, never an error."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = None) -> bool:
@@ -315,6 +512,20 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 # ---------------------------------------------------------------- the command
 
 
+def _names(values: tuple[str, ...], known: set[str], option: str) -> list[str] | None:
+    """``--type a,b --type c`` → ``[a, b, c]``, each checked; None when not given."""
+    names = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    if not values:
+        return None
+    wrong = [n for n in names if n not in known]
+    if wrong or not names:
+        shown = ", ".join(sorted(known)) if len(known) < 20 else "see --help"
+        raise click.BadParameter(
+            f"{wrong[0] if wrong else ''!r} is not one of {shown}", param_hint=option
+        )
+    return names
+
+
 @click.command()
 @click.argument("query", nargs=-1)
 @project_option
@@ -323,19 +534,27 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 @click.option("--session", help="Only this session (a full id, or the start of one).")
 @click.option(
     "--category",
-    type=click.Choice(CATEGORIES),
+    multiple=True,
     metavar="CATEGORY",
-    help=f"Only events of this category ({', '.join(CATEGORIES)}).",
+    help=f"Only events of these categories (repeat, or a,b): {', '.join(CATEGORIES)}.",
 )
 @click.option(
     "--type",
     "type_",
-    type=click.Choice(sorted(TYPES)),
+    multiple=True,
     metavar="TYPE",
-    help="Only events of this type (file_edit, git_commit, tool_error, ...).",
+    help="Only events of these types (repeat, or a,b): file_edit, git_commit, shell_call, ...",
 )
 @since_option
 @limit_option("Show at most this many matches.", default=DEFAULT_LIMIT)
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Skip the first N matches (the next page).",
+)
+@click.option("--full", is_flag=True, help="Every field of each match, whole.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of hits (all event fields).")
 def search(
     query: tuple[str, ...],
@@ -343,20 +562,27 @@ def search(
     worktree: str | None,
     client: str | None,
     session: str | None,
-    category: str | None,
-    type_: str | None,
+    category: tuple[str, ...],
+    type_: tuple[str, ...],
     since: str | None,
     limit: int,
+    offset: int,
+    full: bool,
     as_json: bool,
 ) -> None:
-    """Find stored events whose data contains every word of QUERY.
+    """Find stored events that share words with QUERY, best first.
 
-    QUERY is literal text (several words are joined with spaces); "double quotes"
-    keep a phrase together. Matching is by substring, case-insensitive; the best
-    matches (relevance, then recency) are shown with their full stored data.
+    QUERY is literal text in your own words: keywords or a sentence (several words
+    are joined with spaces; question and filler words carry no weight). A word
+    matches its other forms (fail, failed, failing); a file name, flag, version or
+    error code matches as written, and "double quotes" keep a phrase together;
+    events holding those come first. Each match shows when, where and what, and the
+    lines that matched; without QUERY, the newest events that pass the filters.
     """
     text = " ".join(query).strip()
-    if not text and not (session or category or type_ or since):
+    categories = _names(category, set(CATEGORIES), "'--category'")
+    types = _names(type_, set(TYPES), "'--type'")
+    if not text and not (session or categories or types or since):
         raise click.UsageError("give a QUERY (or a filter, to list the newest events)")
     tree = resolve_worktree(worktree, project)
     with open_store(project) as store:
@@ -365,44 +591,58 @@ def search(
                 session = resolve_session(store, session)
             options: dict[str, Any] = {
                 "session_id": session,
-                "category": category,
-                "type_": type_,
+                "category": categories,
+                "type_": types,
                 "since": since,
                 "worktree": tree,
                 "client": CLIENTS[client] if client else None,
             }
+            listing = not parse_query(text)
             if as_json:
-                hits = find(store, text, limit=limit, **options)
-                output = orjson.dumps([hit_json(h) for h in hits], option=orjson.OPT_INDENT_2)
-                click.echo(visible(output.decode()))
+                wanted = offset + min(limit, MAX_JSON_HITS)
+                hits = find(store, text, limit=wanted, **options)[offset:]
+                output, kept = json_output(hits)
+                click.echo(byte_safe(visible(output.decode())))
+                if kept < len(hits):
+                    click.echo(
+                        f"ctxmode search: --json stopped at {MAX_JSON_BYTES // 1024} KB after "
+                        f"{kept} of {len(hits)} hits; more: --offset {offset + kept}.",
+                        err=True,
+                    )
                 record_output(store, len(output) + 1)
                 return
-            fetch = max(SEARCH_CANDIDATES, limit * FETCH_PER_BLOCK)
+            # Enough to fill the page after folding, never more than the output can show.
+            fetch = max(MIN_FETCH, (offset + min(limit, MAX_SHOWN)) * FETCH_PER_BLOCK)
             fetched = find(store, text, limit=fetch, **options)
         except StoreError as exc:
             raise click.ClickException(f"search failed: {exc}") from exc
         filters = describe_filters(
             session=session,
-            category=category,
-            type=type_,
+            category=categories,
+            type=types,
             since=since,
             worktree=tree,
             client=client,
         )
         if not fetched:
-            output_text = visible(f"no matches {_subject(text)}{filters}.\n")
-            if len(parse_query(text)) > 1:
-                output_text += "Every word must occur in an event: try fewer or shorter words.\n"
+            output_text = visible(no_match(text, filters))
         else:
-            blocks = fold(fetched)
+            blocks = fold(fetched, by_subject=listing)
+            # Every match fetched: the items are counted; else the events matching are
+            # (an estimate, when the store ranked the newest matches of a common word).
+            complete = not fetched.more and len(fetched) >= fetched.total
             output_text = render(
                 text,
-                blocks[:limit],
-                total=len(blocks),
-                capped=len(fetched) >= fetch,
+                blocks[offset : offset + limit],
+                total=len(blocks) if complete else max(fetched.total, len(blocks)),
+                capped=not complete,
                 limit=limit,
                 filters=filters,
                 color=color_enabled(),
+                full=full,
+                offset=offset,
+                listing=listing,
             )
-        click.echo(output_text, nl=False)
-        record_output(store, len(click.unstyle(output_text).encode("utf-8")))
+        data = byte_safe(output_text)
+        click.echo(data, nl=False)
+        record_output(store, len(click.unstyle(output_text).encode("utf-8", "backslashreplace")))

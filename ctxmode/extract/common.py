@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 # Every event's encoded ``data`` stays within this many characters; the dispatcher
 # enforces it after masking. The approved plan is the one fact worth more room.
 DATA_BUDGET = 1000
-BUDGETS = {"plan_exit": 1600}
+# The approved plan; a shell call's whole command line with the head and tail of its
+# output; a message the agent sent (a pull request's body).
+BUDGETS = {"plan_exit": 1600, "shell_call": 2800, "message_sent": 2400}
 
 ELLIPSIS = "…"
 

@@ -70,6 +70,8 @@ REFINE = 200
 LIKE_CANDIDATES = 2000
 # Kept for callers that size a request on it (the CLI): the candidates a search ranks.
 SEARCH_CANDIDATES = TERM_CANDIDATES
+# Words in more events than this are not searched together (see _Search.together).
+GROUP_MAX_MATCHES = 50_000
 # Term weights: an identifier is worth more than a word, its parts less.
 EXACT_WEIGHT = 1.5
 PART_WEIGHT = 0.5
@@ -295,7 +297,7 @@ def analyze(query: str) -> list[Term]:
             exact.append(Term(token, "exact", EXACT_WEIGHT, False))  # "'" alone
     # The whole query as typed (several words, none quoted): the exact event first.
     if not any_quoted and len(raw_tokens) > 1:
-        whole = " ".join(raw_tokens).rstrip("?!,;:. ")
+        whole = " ".join(query.split()).rstrip("?!,;:. ")
         if len(whole) >= MIN_TIERED and all(whole.lower() != t.text.lower() for t in exact):
             exact.append(Term(whole, "exact", 0.0, True))
     terms: list[Term] = list(exact)
@@ -499,6 +501,12 @@ def _fts_phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def _json_plain(text: str) -> bool:
+    """Whether JSON writes ``text`` unchanged inside a string (no escapes): printable
+    ASCII without quote or backslash."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
+
+
 def _like_pattern(term: str) -> str:
     escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
@@ -533,6 +541,7 @@ class _Search:
         self.found: dict[int, set[int]] = {}
         self.rows: dict[int, Any] = {}  # id → event row + text (LIKE reads them whole)
         self.estimates = [0.0] * len(terms)
+        self.capped = [False] * len(terms)
         self.more = False
         self.span = 0
 
@@ -571,6 +580,7 @@ class _Search:
                 slot.update(held)
         if count_for is not None:
             self.estimates[count_for] += matches.estimate
+            self.capped[count_for] = self.capped[count_for] or matches.capped
         self.more = self.more or matches.capped
 
     def words_range(self, low: int, high: int) -> None:
@@ -589,13 +599,37 @@ class _Search:
                 if len(term.text) >= MIN_EXACT:
                     self.trigram(i, term.text, low, high)
         for i, term in enumerate(self.terms):
-            if term.kind == "exact" and len(term.text) >= MIN_EXACT:
-                self.trigram(i, term.text, low, high)
-        self.together(with_hits, low, high)
+            if term.kind == "exact":
+                self.exact(i, term, low, high)
+        self.together([i for i in with_hits if self.terms[i].weight >= 1.0], low, high)
+
+    def exact(self, i: int, term: Term, low: int, high: int) -> None:
+        """An identifier or phrase: the events holding its words in a row (the word
+        index), else, for part of a word ("gamma_4", "src/gam"), the trigram index.
+        Which of them hold it exactly is decided on their text."""
+        parts = _words_of(term.text)
+        if parts:
+            found = self.index_query("events_words", _fts_phrase(" ".join(parts)), low, high)
+            if found is not None and found.ids:
+                self.note(found, (i,), i)
+                return
+        if term.weight > 0.0 and len(term.text) >= MIN_EXACT:
+            # (Not for the whole query: its words found their events already, and a
+            # trigram phrase that matches nothing reads every event of its trigrams.)
+            self.trigram(i, term.text, low, high)
 
     def together(self, word_ids: list[int], low: int, high: int) -> None:
         """The events holding all the words (and all but one, for three to six), so that
-        an older event holding several is among the candidates."""
+        an older event holding several is among the candidates.
+
+        Only words whose newest matches were cut at the cap need it (every event of the
+        others is a candidate already), and only words of at most
+        :data:`GROUP_MAX_MATCHES` events: FTS5 reads the whole list of each word of an
+        AND, and words that common weigh little.
+        """
+        word_ids = [
+            j for j in word_ids if self.capped[j] and self.estimates[j] <= GROUP_MAX_MATCHES
+        ]
         if len(word_ids) < 2:
             return
         groups = [word_ids]
@@ -629,12 +663,25 @@ class _Search:
         if not needles:
             return
         test = " OR ".join("t.text LIKE ? ESCAPE '\\'" for _ in needles)
+        patterns = [_like_pattern(n) for n in needles]
+        prefilter = ""
+        if all(_json_plain(n) for n in needles):
+            # The stored JSON holds a plain needle as it is: LIKE on it first, and compute
+            # the values (json_tree, ten times the cost) only for the rows it lets pass.
+            prefilter = " AND (" + " OR ".join("e.data LIKE ? ESCAPE '\\'" for _ in needles) + ")"
         rows = self.conn.execute(
             f"SELECT {_E_COLUMNS}, t.text FROM session_events e "
             "JOIN events_text t ON t.id = e.id "
-            f"WHERE e.id BETWEEN ? AND ?{self.filters.sql()} AND ({test}) "
+            f"WHERE e.id BETWEEN ? AND ?{self.filters.sql()}{prefilter} AND ({test}) "
             "ORDER BY e.id DESC LIMIT ?",
-            [low, high, *self.filters.params, *map(_like_pattern, needles), LIKE_CANDIDATES],
+            [
+                low,
+                high,
+                *self.filters.params,
+                *(patterns if prefilter else []),
+                *patterns,
+                LIKE_CANDIDATES,
+            ],
         ).fetchall()
         capped = len(rows) >= LIKE_CANDIDATES
         reach = high - int(rows[-1][0]) + 1 if capped and rows else high - low + 1
@@ -743,9 +790,9 @@ def find(
     if fts_from < words_from:
         search.trigram_range(max(low, fts_from), min(high, words_from - 1))
     search.like_range(low, min(high, fts_from - 1))
-    if not search.found and fts_from <= high and any(_unindexed(t) for t in terms):
-        # Only terms too short for the trigram index ("%", "-x"): LIKE over the indexed
-        # events too, as a store without FTS5 would.
+    if not search.found and fts_from <= high and all(_unindexed(t) for t in terms):
+        # Only terms too short for the trigram index ("%", "-x", "ix"): LIKE over the
+        # indexed events too, as a store without FTS5 would.
         search.like_range(max(low, fts_from), high)
     span = high - low + 1
     for term, estimate in zip(terms, search.estimates, strict=True):
