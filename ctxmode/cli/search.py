@@ -58,6 +58,7 @@ SHORT_VALUE = 160
 LINE_WINDOW = 160
 MATCH_LINES = 3
 UNMATCHED_CHARS = 100
+LISTED_CHARS = 400  # a listing (no query) shows each value up to this long whole
 # No search prints more than this (an agent's --limit 1000000 must not fill its
 # context): the output stops after the hit that reaches it and says how to go on.
 MAX_OUTPUT_BYTES = 32 * 1024
@@ -244,7 +245,22 @@ def compact_field(key: str, text: str, terms: list[Term], mark: tuple[str, str])
     lines = text.split("\n")
     if len(lines) == 1 and len(text) <= SHORT_VALUE:
         return [head + _window(text, terms, SHORT_VALUE, mark)]
-    matching = [n for n, line in enumerate(lines) if terms and match_spans(line, terms)]
+    if not terms:
+        # A listing (no query): the item itself, whole when it is not long.
+        kept: list[str] = []
+        size = 0
+        for line in lines:
+            if size + len(line) > LISTED_CHARS:
+                break
+            kept.append(line)
+            size += len(line) + 1
+        if not kept:
+            kept = [lines[0][:LISTED_CHARS] + "…"]
+        out = [(head if n == 0 else hang) + line for n, line in enumerate(kept)]
+        if len(kept) < len(lines):
+            out.append(f"{hang}… ({len(lines)} lines; --full)")
+        return out
+    matching = [n for n, line in enumerate(lines) if match_spans(line, terms)]
     if not matching:
         first = lines[0] if lines[0].strip() else next((x for x in lines if x.strip()), "")
         more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
