@@ -109,7 +109,7 @@ def test_cli_search_path_and_a_letter(tmp_path: Path) -> None:
     result = run(main, ["search", "path", "--project", str(project), "--json"])
     assert result.exit_code == 0 and json.loads(result.output) == []
     result = run(main, ["search", "path", "--project", str(project)])
-    assert result.output == "no matches for 'path'.\n"
+    assert result.output.startswith("No event shares a word with 'path'.")
     hits = json.loads(run(main, ["search", "n", "--project", str(project), "--json"]).output)
     assert "task_update" not in {h["type"] for h in hits}  # {"id":"7","status":"completed"}
     result = run(main, ["search", "C:\\work", "--project", str(project), "--json"])
@@ -173,7 +173,7 @@ def test_upgrade_from_schema_1_searches_values(tmp_path: Path) -> None:
         )
         found = s.search("src/mod", limit=100)
         assert len([h for h in found if "src/mod" in h.data]) == 19  # 11 evicted, oldest first
-        assert [h.type for h in s.search("after.py")] == ["file_edit"]
+        assert s.search("after.py")[0].data == '{"path":"src/after.py"}'
         assert s.integrity_check() == "ok"
 
 

@@ -314,6 +314,54 @@ def analyze(query: str) -> list[Term]:
     return terms[:MAX_TERMS]
 
 
+# ---------------------------------------------------------------- the kind asked for
+
+# Words by which a question names the kind of event it wants ("the commit about
+# rounding", "the command that started the server", "the error when migrating"): an
+# event of that kind that matches the query's other words ranks higher, by
+# KIND_BOOST. Keys are word roots (word_root); the text of an event rarely names its
+# own kind (a commit's message does not say "commit").
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "commit commits committed": ("git_commit",),
+    "branch branches": ("git_branch",),
+    "push pushed merge merged": ("git_op",),
+    "error errors": ("tool_error", "output_error"),
+    "fail fails failed failing failure": ("tool_error", "output_error", "shell_call"),
+    "edit edits edited": ("file_edit", "file_write"),
+    "change changes changed modify modified": ("file_edit", "file_write", "file_delete"),
+    "create created write wrote written": ("file_write", "task_create"),
+    "delete deleted remove removed": ("file_delete",),
+    "read": ("file_read",),
+    "command commands ran run runs running output printed print prints": ("shell_call",),
+    "install installed installing": ("env_setup", "shell_call"),
+    "ask asked request requested prompt": ("user_prompt",),
+    "said say": ("user_prompt", "decision"),
+    "decide decided decision decisions rule rules": ("decision", "rule_read", "rule_edit"),
+    "task tasks todo todos": ("task_create", "task_update", "todo_write"),
+    "plan plans": ("plan_exit",),
+    "agent agents subagent subagents": ("subagent",),
+    "url urls link links page fetch fetched": ("url_ref", "web_fetch"),
+    "search searched": ("web_search",),
+    "comment comments commented post posted sent message messages": ("message_sent",),
+}
+KIND_BOOST = 1.5
+_KIND_ROOTS: dict[str, frozenset[str]] = {}
+
+
+def asked_kinds(terms: Sequence[Term]) -> frozenset[str]:
+    """The event types the query's words name (:data:`KIND_WORDS`)."""
+    if not _KIND_ROOTS:
+        for forms, types in KIND_WORDS.items():
+            for form in forms.split():
+                root = word_root(form)
+                _KIND_ROOTS[root] = _KIND_ROOTS.get(root, frozenset()) | frozenset(types)
+    kinds: set[str] = set()
+    for term in terms:
+        if term.kind == "word":
+            kinds.update(_KIND_ROOTS.get(term.root, ()))
+    return frozenset(kinds)
+
+
 # ---------------------------------------------------------------- text matching
 
 
@@ -731,6 +779,7 @@ class _Search:
         average = sum(len(t) for t in texts) / len(texts)
         times = [parse_iso(row[11]) for row in rows]
         newest = max(times)
+        kinds = asked_kinds(self.terms)
         scored = []
         for row, text, stamp in zip(rows, texts, times, strict=True):
             folded = fold(text)
@@ -749,6 +798,8 @@ class _Search:
                 relevance += term.weight * term.idf * frequency * (K1 + 1) / (frequency + norm)
             if relevance <= 0.0 and tier == 0:
                 continue
+            if row[2] in kinds:
+                relevance *= KIND_BOOST
             rank = blend(relevance, newest - stamp)
             scored.append((tier, rank, int(row[0]), row, text))
         scored.sort(key=lambda item: (-item[0], -item[1], -item[2]))
