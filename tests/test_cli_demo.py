@@ -208,9 +208,7 @@ def _printed_commands(out: str) -> list[str]:
     """Every command the report prints: the snapshot's lookups, then the lines after
     "Look around" (the last one removes the kept store)."""
     (search,) = [html.unescape(m) for m in re.findall(r"<search>(.*?)</search>", out)]
-    lookups = [
-        f"{search} {html.unescape(m)}" for m in re.findall(r"<lookup>(.*?)</lookup>", out)
-    ]
+    lookups = [f"{search} {html.unescape(m)}" for m in re.findall(r"<lookup>(.*?)</lookup>", out)]
     tail = out.split("Look around, then remove it:\n", 1)[1]
     return lookups + [line[2:] for line in tail.splitlines() if line.startswith("  ")]
 

@@ -194,31 +194,32 @@ def test_full_shows_multi_line_and_list_data_whole(project: Path) -> None:
     )
 
 
-def test_compact_output_marks_the_matching_words(project: Path) -> None:
-    """The default: when, which session, what kind, and the lines that matched, the
-    query's words (in any of their forms) marked; a long value shows its matching line."""
+def test_compact_output_flags_the_matching_lines(project: Path) -> None:
+    """The default: when, which session, what kind, and the lines that matched (their
+    words in any of their forms), flagged with » in the indent, the text as stored; a long
+    value shows its matching line."""
     result = cli("search", "--project", str(project), "--limit", "6", "rounding")
     assert masked(result.stdout) == (
         "[1] 2026-12-02 14:02 UTC (AGE) · session aaaa1111 · file_edit\n"
-        "    path: src/invoice/**rounding**.py\n"
-        "    summary: use Decimal.quantize(**ROUND**_HALF_UP)\n"
+        "  » path: src/invoice/rounding.py\n"
+        "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
         "\n"
         "[2] 2026-12-02 14:01 UTC (AGE) · session aaaa1111 · file_read\n"
-        "    path: src/invoice/**rounding**.py\n"
+        "  » path: src/invoice/rounding.py\n"
         "\n"
         "[3] 2026-12-02 14:00 UTC (AGE) · session aaaa1111 · user_prompt\n"
-        "    text: Fix the **rounding** of half cents in invoices.\n"
+        "  » text: Fix the rounding of half cents in invoices.\n"
         "\n"
         "[4] 2026-12-02 14:04 UTC (AGE) · session aaaa1111 · git_commit\n"
-        "    message: fix(**rounding**): half-up AND cents? -- closes #3\n"
+        "  » message: fix(rounding): half-up AND cents? -- closes #3\n"
         "    sha: 1a2b3c4\n"
         "\n"
         "[5] 2026-12-02 15:02 UTC (AGE) · session bbbb2222 · todo_write\n"
-        "    todos: - content: Write **rounding** tests, status: in_progress …\n"
+        "  » todos: - content: Write rounding tests, status: in_progress …\n"
         "\n"
         "[6] 2026-12-02 14:03 UTC (AGE) · session aaaa1111 · tool_error\n"
         "    tool: Bash\n"
-        "    key: pytest -q tests/test_**rounding**.py\n"
+        "  » key: pytest -q tests/test_rounding.py\n"
         "    error: AssertionError: 0.125 != 0.13 … (2 lines)\n"
         "\n"
         "6 matches for 'rounding', best first. Every field: --full.\n"
@@ -238,11 +239,11 @@ def test_compact_output_cuts_long_values_around_the_match(tmp_path: Path) -> Non
     store.close()
     out = cli("search", "--project", str(tmp_path), "which port is localhost on").stdout
     assert "    command: npm run dev\n" in out
-    assert "    output: …   ➜  Local:   http://**localhost**:5173/ xxx" in out
+    assert "  » output: …   ➜  Local:   http://localhost:5173/ xxx" in out
     assert "line 7" not in out  # the lines that did not match are left out
     assert len(out.encode()) < 700
     full = cli("search", "--project", str(tmp_path), "--full", "localhost").stdout
-    assert "line 7: nothing to see" in full and "**" not in full
+    assert "line 7: nothing to see" in full and "»" not in full
 
 
 def test_no_matches_is_a_message_not_an_error(project: Path) -> None:
@@ -368,7 +369,7 @@ def test_invalid_utf8_in_a_query_is_no_error(project: Path) -> None:
     )
     assert (out.returncode, out.stderr) == (0, b"")
     assert b"for 'caf\\udce9 rounding'" in out.stdout
-    assert b"**rounding**" in out.stdout
+    assert "  » path: src/invoice/rounding.py".encode() in out.stdout
     for args in (["--json"], ["--full"]):
         again = subprocess.run(
             [sys.executable, "-m", "ctxmode", "search", "--project", str(project), *args,
@@ -617,21 +618,22 @@ def test_render_highlights_terms_only_in_color() -> None:
     )
 
 
-def test_compact_render_marks_words_with_stars_or_colour() -> None:
-    block = Block(_hit('{"path":"src/Rounding.py","summary":"rounded half-up"}'))
+def test_compact_render_flags_lines_or_colours_words() -> None:
+    block = Block(_hit('{"path":"src/Rounding.py","summary":"rounded half-up","kind":"edit"}'))
     now = parse_iso("2026-12-02T14:05:00.000Z")
     header = "[1] 2026-12-02 14:02 UTC (3m ago) · session aaaa1111 · file_edit"
     footer = "1 match for 'rounding', best first. Every field: --full."
     kwargs: dict[str, Any] = {"total": 1, "capped": False, "limit": 10, "filters": ""}
     plain = render("rounding", [block], **kwargs, color=False, now=now, full=False)
     assert plain == (
-        f"{header}\n    path: src/**Rounding**.py\n    summary: **rounded** half-up\n\n{footer}\n"
+        f"{header}\n  » path: src/Rounding.py\n  » summary: rounded half-up\n"
+        f"    kind: edit\n\n{footer}\n"
     )
     colored = render("rounding", [block], **kwargs, color=True, now=now, full=False)
     hl = "\x1b[33m\x1b[1m{}\x1b[0m".format
     assert colored == (
-        f"\x1b[1m{header}\x1b[0m\n    path: src/{hl('Rounding')}.py\n"
-        f"    summary: {hl('rounded')} half-up\n\n{footer}\n"
+        f"\x1b[1m{header}\x1b[0m\n  » path: src/{hl('Rounding')}.py\n"
+        f"  » summary: {hl('rounded')} half-up\n    kind: edit\n\n{footer}\n"
     )
 
 
@@ -705,7 +707,7 @@ def test_subprocess_run(project: Path) -> None:
     assert masked(out.stdout) == (
         "[1] 2026-12-02 14:02 UTC (AGE) · session aaaa1111 · file_edit\n"
         "    path: src/invoice/rounding.py\n"
-        "    summary: use Decimal.**quantize**(ROUND_HALF_UP)\n"
+        "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
         "\n"
         "1 match for 'quantize', best first. Every field: --full.\n"
     )
@@ -1017,9 +1019,9 @@ def test_footer_when_not_every_match_was_ranked(tmp_path: Path) -> None:
     )
     # One word each: the shorter text ranks first (BM25), the newer among equals.
     assert re.findall(r"path: (\S+)", result.stdout) == [
-        "src/**needle**_999.py",
-        "src/**needle**_998.py",
-        "src/**needle**_997.py",
+        "src/needle_999.py",
+        "src/needle_998.py",
+        "src/needle_997.py",
     ]
 
 

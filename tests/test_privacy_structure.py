@@ -230,7 +230,7 @@ from ctxmode.extract import masked
 for tool, ti, tr in [
     ("Bash", {{"command": "git status"}}, {{"stdout": "On branch main\\nnothing to commit", "stderr": ""}}),
     ("Read", {{"file_path": "/p/a.py"}}, {{"file": {{"filePath": "/p/a.py", "content": "token = x"}}}}),
-    ("Edit", {{"file_path": "/p/a.py", "old_string": "api_key = 1", "new_string": "secret = 2"}}, {{}}),
+    ("Edit", {{"file_path": "/p/a.py", "old_string": "api_key = 1", "new_string": "total = 2"}}, {{}}),
 ]:
     masked(payload.from_dict({{"tool_name": tool, "tool_input": ti, "tool_response": tr}}, "PostToolUse"))
 print("re" in sys.modules)

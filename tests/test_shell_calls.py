@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from ctxmode import paths
-from ctxmode.extract.bash import OUTPUT_HEAD, OUTPUT_TAIL, SENT_CHARS, output_excerpt
+from ctxmode.extract.bash import OUTPUT_HEAD, OUTPUT_TAIL, SENT_CHARS
+from ctxmode.extract.common import output_excerpt as excerpt_of
 from tests import test_host_codex as codex_tests
 from tests import test_host_gemini as gemini_tests
 from tests.helpers import cli, hook_payload
@@ -243,6 +244,10 @@ def test_an_mcp_tool_that_sends_nothing_keeps_only_its_argument_names(project: P
 
 
 # ------------------------------------------------------------------ the excerpt
+
+
+def output_excerpt(text: str) -> str:
+    return excerpt_of(text, OUTPUT_HEAD, OUTPUT_TAIL)
 
 
 def test_output_excerpt_head_and_tail_at_line_ends() -> None:

@@ -7,8 +7,8 @@ This is what an agent runs after a compaction, in its own words, and what the sn
 with the query is a match, the best first.
 
 The output is made for a model: each hit says when, in which session, what kind of
-event, and shows the lines that matched with the query's words marked (``**word**``;
-colour on a terminal), long values cut around them; the last line says how many
+event, and shows the lines that matched (flagged ``»``, their text as stored; the words
+in colour on a terminal), long values cut around them; the last line says how many
 matched and how to get more. ``--full`` shows every field whole, ``--json`` everything
 as data. Whatever is asked, the output stays bounded (:data:`MAX_OUTPUT_BYTES`), and it
 is written as UTF-8 bytes whatever the query or the terminal holds.
@@ -54,8 +54,8 @@ PRIORITY_NAMES = {1: "critical", 2: "high", 3: "normal", 4: "low", 5: "minor"}
 NARROW_HINT = "--session ID, --type T, --category C or --since 24h"
 # The compact output: a value up to this long is shown whole; a longer one shows its
 # matching lines (at most MATCH_LINES, each a window this wide around the match).
-SHORT_VALUE = 160
-LINE_WINDOW = 160
+SHORT_VALUE = 300
+LINE_WINDOW = 240
 MATCH_LINES = 3
 UNMATCHED_CHARS = 100
 LISTED_CHARS = 400  # a listing (no query) shows each value up to this long whole
@@ -65,7 +65,9 @@ MAX_OUTPUT_BYTES = 32 * 1024
 MAX_SHOWN = 500  # more compact hits than 32 KB can hold
 MAX_JSON_BYTES = 1024 * 1024
 MAX_JSON_HITS = 5000
-MARK = ("**", "**")
+# A line of the compact output that matched the query starts with this (in its indent).
+MATCHED = "  » "
+COLOR_MARK = ("\x1b[33m\x1b[1m", "\x1b[0m")
 
 # ---------------------------------------------------------------- searching
 
@@ -213,7 +215,9 @@ def _stamp(iso: str | None, seconds: bool = True) -> str:
     return f"{iso[:10]} {iso[11:19] if seconds else iso[11:16]} UTC"
 
 
-def _marked(line: str, spans: list[tuple[int, int]], mark: tuple[str, str]) -> str:
+def _marked(line: str, spans: list[tuple[int, int]], mark: tuple[str, str] | None) -> str:
+    if mark is None:
+        return line
     out: list[str] = []
     cursor = 0
     for start, end in spans:
@@ -223,8 +227,11 @@ def _marked(line: str, spans: list[tuple[int, int]], mark: tuple[str, str]) -> s
     return "".join(out)
 
 
-def _window(line: str, terms: list[Term], width: int, mark: tuple[str, str]) -> str:
-    """``line`` cut to ``width`` characters around its first match, matches marked."""
+def _window(
+    line: str, terms: list[Term], width: int, mark: tuple[str, str] | None
+) -> tuple[str, bool]:
+    """``line`` cut to ``width`` characters around its first match (the matches marked,
+    on a terminal), and whether it matched."""
     spans = match_spans(line, terms) if terms else []
     start = 0
     if len(line) > width:
@@ -235,16 +242,26 @@ def _window(line: str, terms: list[Term], width: int, mark: tuple[str, str]) -> 
         (max(a, start) - start, min(b, end) - start) for a, b in spans if b > start and a < end
     ]
     text = _marked(line[start:end], inside, mark)
-    return ("…" if start > 0 else "") + text + ("…" if end < len(line) else "")
+    return ("…" if start > 0 else "") + text + ("…" if end < len(line) else ""), bool(inside)
 
 
-def compact_field(key: str, text: str, terms: list[Term], mark: tuple[str, str]) -> list[str]:
-    """One field in the compact output: whole when short, else the lines that match."""
+def _flag(line: str, matched: bool) -> str:
+    """A line that matched starts with :data:`MATCHED` in its indent: its text stays as
+    stored, so a command, a path or a version can be copied from it as it is."""
+    return MATCHED + line[len(MATCHED) :] if matched and line.startswith(INDENT) else line
+
+
+def compact_field(
+    key: str, text: str, terms: list[Term], mark: tuple[str, str] | None = None
+) -> list[str]:
+    """One field in the compact output: whole when short, else the lines that match
+    (each flagged, see :func:`_flag`)."""
     head = f"{INDENT}{key}: " if key else INDENT
     hang = " " * len(head)
     lines = text.split("\n")
     if len(lines) == 1 and len(text) <= SHORT_VALUE:
-        return [head + _window(text, terms, SHORT_VALUE, mark)]
+        shown, matched = _window(text, terms, SHORT_VALUE, mark)
+        return [_flag(head + shown, matched)]
     if not terms:
         # A listing (no query): the item itself, whole when it is not long.
         kept: list[str] = []
@@ -264,17 +281,18 @@ def compact_field(key: str, text: str, terms: list[Term], mark: tuple[str, str])
     if not matching:
         first = lines[0] if lines[0].strip() else next((x for x in lines if x.strip()), "")
         more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
-        return [head + _window(first, [], UNMATCHED_CHARS, mark) + more]
-    out: list[str] = []
-    shown = matching[:MATCH_LINES]
-    for place, n in enumerate(shown):
+        return [head + _window(first, [], UNMATCHED_CHARS, mark)[0] + more]
+    out = []
+    picked = matching[:MATCH_LINES]
+    for place, n in enumerate(picked):
         prefix = head if place == 0 else hang
-        gap = "… " if (n > 0 and (place == 0 or shown[place - 1] != n - 1)) else ""
-        out.append(prefix + gap + _window(lines[n], terms, LINE_WINDOW, mark))
-    rest = len(matching) - len(shown)
+        gap = "… " if (n > 0 and (place == 0 or picked[place - 1] != n - 1)) else ""
+        shown, _ = _window(lines[n], terms, LINE_WINDOW, mark)
+        out.append(_flag(prefix + gap + shown, True))
+    rest = len(matching) - len(picked)
     if rest > 0:
         out.append(f"{hang}(+{rest} more matching line{'s' if rest > 1 else ''}; --full)")
-    elif len(lines) > 1 and shown[-1] < len(lines) - 1 and not out[-1].endswith("…"):
+    elif len(lines) > 1 and picked[-1] < len(lines) - 1 and not out[-1].endswith("…"):
         out[-1] += " …"
     return out
 
@@ -306,7 +324,7 @@ def block_lines(
     *,
     terms: list[Term] | None = None,
     full: bool = True,
-    mark: tuple[str, str] = MARK,
+    mark: tuple[str, str] | None = None,
 ) -> tuple[str, list[str]]:
     """The header line and the data lines of one block (``full``: every field whole)."""
     hit = block.hit
@@ -358,16 +376,14 @@ def render(
     """
     terms = [] if listing else analyze(query)
     pattern = highlighter([t.text for t in terms]) if color and full else None
-    mark = ("\x1b[33m\x1b[1m", "\x1b[0m") if color else MARK
+    mark = COLOR_MARK if color else None
     out: list[str] = []
     size = 0
     shown = 0
     for number, block in enumerate(blocks, start=offset + 1):
         if size > MAX_OUTPUT_BYTES:
             break
-        header, lines = block_lines(
-            number, block, now, terms=terms, full=full, mark=mark if not full else MARK
-        )
+        header, lines = block_lines(number, block, now, terms=terms, full=full, mark=mark)
         part = [click.style(header, bold=True) if color else header]
         for line in lines:
             if pattern is not None:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 DESCRIPTION_CHARS = 200
+PROMPT_CHARS = 800
 SUMMARY_CHARS = 300
 QUERY_CHARS = 300
 URL_CHARS = 300
@@ -33,6 +34,9 @@ def subagent(inp: HookInput) -> list[Draft]:
         "agent_type": clip(agent_type, 80),
         "description": clip(one_line(description), DESCRIPTION_CHARS),
     }
+    prompt = s(inp.tool_input.get("prompt"))
+    if prompt.strip() and prompt.strip() != description.strip():
+        data["prompt"] = clip(prompt, PROMPT_CHARS)  # what the agent was told to do
     if rdict.get("status") == "async_launched" or rdict.get("isAsync") is True:
         # A background agent (the default since 2.1.3xx): no result yet, it comes later as
         # a notification; until then it is open work.
@@ -87,7 +91,32 @@ def mcp(inp: HookInput) -> list[Draft]:
     sent = mcp_message(server, tool, inp.tool_input)
     if sent:
         drafts.append(("message_sent", sent))
+    drafts.extend(mcp_lookups(server, tool, inp.tool_input))
     return drafts
+
+
+# What an MCP tool was asked to look up (a search engine's query, a page's URL): kept
+# as web_search and web_fetch, like the client's own web tools.
+_QUERY_KEYS = ("query", "q", "search_query", "search_term", "question", "keywords")
+_URL_KEYS = ("url", "uri", "link")
+
+
+def mcp_lookups(server: str, tool: str, args: dict[str, object]) -> list[Draft]:
+    """``web_search {query, via}`` / ``web_fetch {url, via}`` for an MCP tool's query and
+    URL arguments (values masked with the payload, extract.masked)."""
+    via = trim(f"{server} {tool}", 160)
+    out: list[Draft] = []
+    for key in _QUERY_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            out.append(("web_search", {"query": clip(one_line(value), QUERY_CHARS), "via": via}))
+            break
+    for key in _URL_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and "://" in value:
+            out.append(("web_fetch", {"url": safe_url(value), "via": via}))
+            break
+    return out
 
 
 # A tool whose name holds one of these words sends something (a Slack message, an issue,

@@ -22,9 +22,9 @@ small readers, which are easier to check side by side than spread over modules.
 
 from __future__ import annotations
 
-from ctxmode import events, redact
+from ctxmode import events
 from ctxmode.extract import shell
-from ctxmode.extract.common import clip, s
+from ctxmode.extract.common import clip, output_excerpt, s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -137,27 +137,41 @@ def call_data(command: str, stdout: str, stderr: str, exit_code: int | None) -> 
     printed = stdout.rstrip()
     if stderr.strip():
         printed = f"{printed}\n{stderr.rstrip()}" if printed else stderr.rstrip()
-    excerpt = output_excerpt(printed)
+    excerpt = output_excerpt(printed, OUTPUT_HEAD, OUTPUT_TAIL)
     if excerpt:
         data["output"] = excerpt
     return data
 
 
-def output_excerpt(text: str, head: int = OUTPUT_HEAD, tail: int = OUTPUT_TAIL) -> str:
-    """The first ``head`` and last ``tail`` characters of ``text``, each cut at a line end
-    when one is near (never inside a ``[REDACTED:…]`` mask), joined by a line "…"."""
-    text = text.strip("\n")
-    if len(text) <= head + tail + 40:
-        return text
-    first = text[: redact.cut_at(text, head)]
-    line_end = first.rfind("\n")
-    if line_end >= head // 2:
-        first = first[:line_end]
-    last = text[redact.cut_from(text, len(text) - tail) :]
-    line_start = last.find("\n")
-    if 0 <= line_start <= tail // 2:
-        last = last[line_start + 1 :]
-    return f"{first.rstrip()}\n…\n{last.lstrip(chr(10))}"
+# A background task's states that end it: its output is final.
+_ENDED = frozenset({"completed", "failed", "killed", "stopped", "error", "timeout"})
+
+
+def background(inp: HookInput) -> list[Draft]:
+    """TaskOutput (older: BashOutput) of a background command that ended → ``shell_call
+    {command, [exit], [output], task}``: what it printed, which its own Bash call never
+    saw. ``command`` is the task's description (the command is on the Bash call that
+    started it, with ``task`` in its output)."""
+    from ctxmode.extract.common import as_dict
+
+    response = as_dict(inp.tool_response)
+    task = as_dict(response.get("task")) or response  # TaskOutput nests it; BashOutput not
+    status = s(task.get("status"))
+    if status not in _ENDED:
+        return []  # still running: a later read has the whole output
+    printed = s(task.get("output")) or s(task.get("stdout"))
+    code = task.get("exitCode", task.get("exit_code"))
+    what = s(task.get("description")) or s(task.get("command"))
+    task_id = s(task.get("task_id")) or s(inp.tool_input.get("task_id"))
+    task_id = task_id or s(inp.tool_input.get("bash_id"))
+    if not (printed.strip() or what.strip()):
+        return []
+    data = call_data(what or "(background command)", printed, s(task.get("stderr")), None)
+    if isinstance(code, int) and not isinstance(code, bool):
+        data["exit"] = code
+    if task_id:
+        data["task"] = clip(task_id, 80)
+    return [("shell_call", data)]
 
 
 def _exit_code(inp: HookInput) -> int | None:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 DATA_BUDGET = 1000
 # The approved plan; a shell call's whole command line with the head and tail of its
 # output; a message the agent sent (a pull request's body).
-BUDGETS = {"plan_exit": 1600, "shell_call": 2800, "message_sent": 2400}
+BUDGETS = {"plan_exit": 1600, "shell_call": 2800, "message_sent": 2400, "subagent": 1400}
 
 ELLIPSIS = "…"
 
@@ -59,6 +59,24 @@ def clip(text: str, limit: int) -> str:
 def one_line(text: str) -> str:
     """Whitespace runs (newlines included) collapsed to single spaces."""
     return " ".join(text.split())
+
+
+def output_excerpt(text: str, head: int, tail: int) -> str:
+    """The first ``head`` and last ``tail`` characters of ``text``, each cut at a line end
+    when one is near (never inside a ``[REDACTED:…]`` mask), joined by a line "…": what
+    a command printed, what a tool wrote. Cut from text masked whole already."""
+    text = text.strip("\n")
+    if len(text) <= head + tail + 40:
+        return text
+    first = text[: redact.cut_at(text, head)]
+    line_end = first.rfind("\n")
+    if line_end >= head // 2:
+        first = first[:line_end]
+    last = text[redact.cut_from(text, len(text) - tail) :]
+    line_start = last.find("\n")
+    if 0 <= line_start <= tail // 2:
+        last = last[line_start + 1 :]
+    return f"{first.rstrip()}\n…\n{last.lstrip(chr(10))}"
 
 
 # -- lenient field access ----------------------------------------------------------------

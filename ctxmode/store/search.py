@@ -209,18 +209,21 @@ class Term:
         extra = " tiered" if self.tiered else ""
         return f"Term({self.text!r}, {self.kind}, w={self.weight}{extra})"
 
-    def count(self, folded: str) -> int:
-        """How often the term occurs in ``folded`` (text passed through :func:`fold`)."""
-        return len(self.spans(folded, 0))
+    def count(self, folded: str, text: str = "") -> int:
+        """How often the term occurs in ``folded`` (``text`` passed through :func:`fold`)."""
+        return len(self.spans(folded, 0, text))
 
-    def spans(self, folded: str, limit: int = 0) -> list[tuple[int, int]]:
-        """Where the term occurs in ``folded``: whole words from a word's stem on, or the
+    def spans(self, folded: str, limit: int = 0, text: str = "") -> list[tuple[int, int]]:
+        """Where the term occurs in ``folded``: whole words from a word's stem on (a word
+        starts after a letter too where ``text``, the original, turns from lower to upper
+        case: "error" in "TypeError", "refused" in "ConnectionRefusedError"), or the
         substring; at most ``limit`` (0: all)."""
         needle = self.root
         out: list[tuple[int, int]] = []
         if not needle:
             return out
         word = self.kind == "word" and not self.substring
+        camel = len(text) == len(folded) and text != folded
         start = folded.find(needle)
         while start >= 0:
             end = start + len(needle)
@@ -228,6 +231,11 @@ class Term:
                 out.append((start, end))
             elif start == 0 or not folded[start - 1].isalnum():
                 while end < len(folded) and folded[end].isalnum():
+                    end += 1
+                if _same_word(needle, folded[start + len(needle) : end]):
+                    out.append((start, end))
+            elif camel and text[start].isupper() and text[start - 1].islower():
+                while end < len(text) and text[end].isalnum() and not text[end].isupper():
                     end += 1
                 if _same_word(needle, folded[start + len(needle) : end]):
                     out.append((start, end))
@@ -322,19 +330,23 @@ def analyze(query: str) -> list[Term]:
 # KIND_BOOST. Keys are word roots (word_root); the text of an event rarely names its
 # own kind (a commit's message does not say "commit").
 KIND_WORDS: dict[str, tuple[str, ...]] = {
-    "commit commits committed": ("git_commit",),
+    "commit commits committed hash sha": ("git_commit",),
     "branch branches": ("git_branch",),
     "push pushed merge merged": ("git_op",),
     "error errors": ("tool_error", "output_error"),
     "fail fails failed failing failure": ("tool_error", "output_error", "shell_call"),
     "edit edits edited": ("file_edit", "file_write"),
-    "change changes changed modify modified": ("file_edit", "file_write", "file_delete"),
+    "change changes changed modify modified switch switched": (
+        "file_edit",
+        "file_write",
+        "file_delete",
+    ),
     "create created write wrote written": ("file_write", "task_create"),
     "delete deleted remove removed": ("file_delete",),
     "read": ("file_read",),
     "command commands ran run runs running output printed print prints": ("shell_call",),
     "install installed installing": ("env_setup", "shell_call"),
-    "ask asked request requested prompt": ("user_prompt",),
+    "ask asked request requested prompt user told mentioned": ("user_prompt",),
     "said say": ("user_prompt", "decision"),
     "decide decided decision decisions rule rules": ("decision", "rule_read", "rule_edit"),
     "task tasks todo todos": ("task_create", "task_update", "todo_write"),
@@ -360,6 +372,43 @@ def asked_kinds(terms: Sequence[Term]) -> frozenset[str]:
         if term.kind == "word":
             kinds.update(_KIND_ROOTS.get(term.root, ()))
     return frozenset(kinds)
+
+
+# ---------------------------------------------------------------- the answer asked for
+
+# What a question asks for often has a shape: "which version" wants a version number,
+# "which port" a port, "which URL" an address, "where" a path, "why ... fail" an error.
+# An event holding text of that shape (and some of the query's words) ranks higher, by
+# SHAPE_BOOST. Keys are the question's words (before stop words are dropped); values
+# are patterns of the answer.
+ANSWER_SHAPES: dict[str, str] = {
+    "version versions release": r"\bv?\d+\.\d+(?:\.\d+)?",
+    "port ports listening listen": r":\d{2,5}\b|\bport\W{0,3}\d{2,5}\b",
+    "url urls link links page website site endpoint address": r"https?://|www\.",
+    "where path file folder directory saved stored located lives live": (
+        r"(?:^|[\s'\"(=])(?:~|\.{0,2})[/\\][^\s/\\]+[/\\]|\b[A-Za-z]:\\|\b[\w-]+\.[a-z]{1,5}\b"
+    ),
+    "why error errors fail failed failing refused denied broke crash crashed wrong": (
+        r"(?i)error|fail|denied|refused|not found|exception|cannot|can't|unable|invalid|"
+        r"no such|timed out|fatal|panic"
+    ),
+    "many count number total size big long": r"\b\d+\b",
+    "ip ipv4 ipv6": r"\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\b",
+    "hash sha commit": r"\b[0-9a-f]{7,40}\b",
+}
+SHAPE_BOOST = 1.5
+_SHAPES: list[tuple[frozenset[str], Any]] = []
+
+
+def asked_shapes(query: str) -> list[Any]:
+    """The compiled answer patterns the words of ``query`` ask for (:data:`ANSWER_SHAPES`)."""
+    import re
+
+    if not _SHAPES:
+        for words, pattern in ANSWER_SHAPES.items():
+            _SHAPES.append((frozenset(words.split()), re.compile(pattern)))
+    said = {w.lower() for w in _words_of(query)}
+    return [pattern for words, pattern in _SHAPES if said & words]
 
 
 # ---------------------------------------------------------------- text matching
@@ -427,7 +476,7 @@ def match_spans(text: str, terms: Sequence[Term | str]) -> list[tuple[int, int]]
             term = Term(term, "exact")
         if term.weight == 0.0 and term.kind == "exact" and len(terms) > 1:
             continue  # the whole query: its words are marked one by one
-        spans += term.spans(folded, 200)
+        spans += term.spans(folded, 200, text)
     return merge_spans(spans)
 
 
@@ -580,9 +629,12 @@ class _Matches:
 class _Search:
     """One search: the terms, the id ranges of the indexes, the candidates found."""
 
-    def __init__(self, store: Connection, terms: list[Term], filters: _Filters) -> None:
+    def __init__(
+        self, store: Connection, terms: list[Term], filters: _Filters, query: str = ""
+    ) -> None:
         self.conn = store.conn
         self.terms = terms
+        self.shapes = asked_shapes(query)
         self.filters = filters
         self.joined = bool(filters.where)
         # id → indices of the terms an index showed it to hold
@@ -788,7 +840,7 @@ class _Search:
             relevance = 0.0
             tier = 0
             for i, term in enumerate(self.terms):
-                frequency = term.count(folded)
+                frequency = term.count(folded, text)
                 if frequency == 0 and i in held and term.kind == "word":
                     frequency = 1  # porter joined what the Python stem does not
                 if frequency == 0:
@@ -800,14 +852,54 @@ class _Search:
                 continue
             if row[2] in kinds:
                 relevance *= KIND_BOOST
+            if self.shapes and any(p.search(text) for p in self.shapes):
+                relevance *= SHAPE_BOOST
             rank = blend(relevance, newest - stamp)
             scored.append((tier, rank, int(row[0]), row, text))
         scored.sort(key=lambda item: (-item[0], -item[1], -item[2]))
+        scored = _spread(scored)
         hits = [
             SearchHit(event_from_row(row), rank, make_snippet(text, self.terms))
             for _, rank, _, row, text in scored[: max(limit, 0)]
         ]
         return hits, len(scored)
+
+
+# An event whose words are nearly all those of a better hit of its kind (a to-do list
+# written again with one status changed, a command rerun with the same output) says
+# little more: it ranks below every other hit, at this factor.
+NEAR_DUPLICATE = 0.8
+NEAR_DUPLICATE_FACTOR = 0.2
+_SIGNATURE_CHARS = 600
+# Words that change when the same list is written again (a to-do's status).
+_STATUS_WORDS = frozenset({"pending", "in", "progress", "completed", "done", "cancelled"})
+
+
+def _spread(scored: list[Any]) -> list[Any]:
+    """``scored`` (best first) with the near-duplicates of better hits of the same type,
+    and the other events of a call a better hit comes from (a failed command's
+    ``shell_call`` beside its ``tool_error``), moved down (their rank times
+    :data:`NEAR_DUPLICATE_FACTOR`)."""
+    kept: dict[str, list[frozenset[str]]] = {}
+    calls: set[str] = set()
+    out = []
+    for tier, rank, rowid, row, text in scored:
+        words = frozenset(_words_of(text[:_SIGNATURE_CHARS].lower())) - _STATUS_WORDS
+        seen = kept.setdefault(str(row[2]), [])
+        call = str(row[9] or "")  # tool_use_id
+        if (call and call in calls) or (
+            words
+            and any(len(words & other) >= NEAR_DUPLICATE * len(words | other) for other in seen)
+        ):
+            rank *= NEAR_DUPLICATE_FACTOR
+            tier = 0
+        else:
+            seen.append(words)
+            if call:
+                calls.add(call)
+        out.append((tier, rank, rowid, row, text))
+    out.sort(key=lambda item: (-item[0], -item[1], -item[2]))
+    return out
 
 
 def find(
@@ -832,7 +924,7 @@ def find(
     terms = analyze(as_text(query))
     if not terms:
         return _newest(conn, filters, low, high, limit)
-    search = _Search(store, terms, filters)
+    search = _Search(store, terms, filters, as_text(query))
     fts_from = _index_from(conn, "events_fts", high) if store.fts_enabled() else high + 1
     words_from = _index_from(conn, "events_words", high) if store.words_enabled() else high + 1
     words_from = max(words_from, fts_from)
