@@ -330,7 +330,7 @@ def test_footer_says_when_more_exist(project: Path) -> None:
     result = cli("search", "--project", str(project), "--limit", "2", "rounding")
     assert result.stdout.splitlines()[-1] == (
         "1-2 of 6 matches for 'rounding', best first; more: --offset 2; narrow with "
-        "--session ID, --type T, --category C or --since 24h; every field: --full."
+        "--session ID, --type T or --since 24h; every field: --full."
     )
     assert result.stdout.count("\n[") == 1  # blocks [1] and [2]
     page = cli("search", "--project", str(project), "--limit", "2", "--offset", "4", "rounding")
@@ -1015,7 +1015,7 @@ def test_footer_when_not_every_match_was_ranked(tmp_path: Path) -> None:
     # The word index gave its newest 1000 matches: the count of the others is estimated.
     assert result.stdout.splitlines()[-1] == (
         "1-3 of about 1005 matches for 'needle', best first; more: --offset 3; narrow with "
-        "--session ID, --type T, --category C or --since 24h; every field: --full."
+        "--session ID, --type T or --since 24h; every field: --full."
     )
     # One word each: the shorter text ranks first (BM25), the newer among equals.
     assert re.findall(r"path: (\S+)", result.stdout) == [
@@ -1038,8 +1038,8 @@ def test_footer_when_identical_events_fill_the_candidates(tmp_path: Path) -> Non
     result = cli("search", "--project", str(tmp_path), "hot.py")
     assert result.stdout.splitlines()[-1] == (
         "1-1 of about 1003 matches for 'hot.py' (50 events, identical ones folded), best "
-        "first; more: --offset 1; narrow with --session ID, --type T, --category C or "
-        "--since 24h; every field: --full."
+        "first; more: --offset 1; narrow with --session ID, --type T or --since 24h; "
+        "every field: --full."
     )
 
 
@@ -1147,3 +1147,23 @@ def test_each_lookup_lists_what_its_section_left_out(tmp_path: Path, budget: int
         assert "session bbbb2222" not in output  # this session's events only
         checked += 1
     assert checked >= (8 if budget == 4096 else 12)
+
+
+def test_default_output_stays_compact(tmp_path: Path) -> None:
+    """The default shows 8 hits, the best three with up to three matching lines of a
+    value, the others one: a long session's search prints a few KB, not tens."""
+    store = project_store(tmp_path)
+    output = "\n".join(f"line {n}: deploy step {n} done in {n} ms" for n in range(60))
+    events = [
+        make("shell_call", {"command": f"make deploy-{n}", "exit": 0, "output": output})
+        for n in range(30)
+    ]
+    store.add_events(
+        SESSION_A, events, source_hook="PostToolUse", project_dir="/p", now=at(0), max_events=0
+    )
+    store.close()
+    out = cli("search", "--project", str(tmp_path), "deploy step done").stdout
+    hits = out.split("\n\n")[:-1]
+    assert len(hits) == 8
+    assert [hit.count("\n  »         line") for hit in hits] == [2, 2, 2, 0, 0, 0, 0, 0]
+    assert len(out.encode()) < 3 * 1024

@@ -93,6 +93,8 @@ FTS_OBJECTS_V1 = {
 # m002: the searchable text of each event (its values), and the index over it.
 SCHEMA = SCHEMA_V1 | {
     ("view", "events_text"),
+    # m005: the text the trigram index holds (the values but outputs and excerpts).
+    ("view", "events_trigram"),
     ("table", "compaction"),
     ("table", "import_progress"),
     # m003: session_events.call_at, the calls' order (ctxmode.inflight), and its index.

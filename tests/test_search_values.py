@@ -181,6 +181,7 @@ def test_a_large_upgrade_indexes_the_newest_and_finds_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(migrations, "UPGRADE_INDEX_ROWS", 10)
+    monkeypatch.setattr(migrations, "UPGRADE_WORD_ROWS", 10)
     path = tmp_path / "s.db"
     _v1_store(path, 30)
     with Store.open(str(path)) as s:

@@ -43,7 +43,7 @@ from ctxmode.redact import visible
 from ctxmode.store import SearchHit, SearchHits, Store, StoreError, analyze, parse_query
 from ctxmode.store.search import Term, match_spans
 
-DEFAULT_LIMIT = 10
+DEFAULT_LIMIT = 8  # the compact output of 8 hits: a median under 3 KB
 # Identical events (a file read ten times) fold into one item: ask the store for more
 # hits than are shown, so that ``limit`` distinct items remain.
 FETCH_PER_BLOCK = 4
@@ -51,12 +51,13 @@ MIN_FETCH = 50
 WRAP_WIDTH = 100
 INDENT = "    "
 PRIORITY_NAMES = {1: "critical", 2: "high", 3: "normal", 4: "low", 5: "minor"}
-NARROW_HINT = "--session ID, --type T, --category C or --since 24h"
+NARROW_HINT = "--session ID, --type T or --since 24h"
 # The compact output: a value up to this long is shown whole; a longer one shows its
 # matching lines (at most MATCH_LINES, each a window this wide around the match).
 SHORT_VALUE = 300
 LINE_WINDOW = 240
 MATCH_LINES = 3
+DETAILED_HITS = 3
 UNMATCHED_CHARS = 100
 LISTED_CHARS = 400  # a listing (no query) shows each value up to this long whole
 # No search prints more than this (an agent's --limit 1000000 must not fill its
@@ -252,7 +253,11 @@ def _flag(line: str, matched: bool) -> str:
 
 
 def compact_field(
-    key: str, text: str, terms: list[Term], mark: tuple[str, str] | None = None
+    key: str,
+    text: str,
+    terms: list[Term],
+    mark: tuple[str, str] | None = None,
+    match_lines: int = MATCH_LINES,
 ) -> list[str]:
     """One field in the compact output: whole when short, else the lines that match
     (each flagged, see :func:`_flag`)."""
@@ -283,7 +288,7 @@ def compact_field(
         more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
         return [head + _window(first, [], UNMATCHED_CHARS, mark)[0] + more]
     out = []
-    picked = matching[:MATCH_LINES]
+    picked = matching[:match_lines]
     for place, n in enumerate(picked):
         prefix = head if place == 0 else hang
         gap = "… " if (n > 0 and (place == 0 or picked[place - 1] != n - 1)) else ""
@@ -325,6 +330,7 @@ def block_lines(
     terms: list[Term] | None = None,
     full: bool = True,
     mark: tuple[str, str] | None = None,
+    match_lines: int = MATCH_LINES,
 ) -> tuple[str, list[str]]:
     """The header line and the data lines of one block (``full``: every field whole)."""
     hit = block.hit
@@ -332,10 +338,12 @@ def block_lines(
     # Stored text is shown as it is: invisible and direction-changing characters as
     # escapes (before the marks go in: those are ours, and may be colour codes).
     for key, text in data_fields(str(hit.data)):
+        # Compact: trailing blanks and carriage returns (Windows output) say nothing.
         if full:
             lines.extend(visible(line) for line in wrap_field(key, text))
         else:
-            lines.extend(compact_field(visible(key), visible(text), terms or [], mark))
+            text = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
+            lines.extend(compact_field(visible(key), visible(text), terms or [], mark, match_lines))
     if block.count > 1:
         where = f" in {len(block.sessions)} sessions" if len(block.sessions) > 1 else ""
         lines.append(
@@ -383,7 +391,11 @@ def render(
     for number, block in enumerate(blocks, start=offset + 1):
         if size > MAX_OUTPUT_BYTES:
             break
-        header, lines = block_lines(number, block, now, terms=terms, full=full, mark=mark)
+        # The best hits show up to MATCH_LINES matching lines of a value, the others one.
+        detail = MATCH_LINES if number - offset <= DETAILED_HITS else 1
+        header, lines = block_lines(
+            number, block, now, terms=terms, full=full, mark=mark, match_lines=detail
+        )
         part = [click.style(header, bold=True) if color else header]
         for line in lines:
             if pattern is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ctxmode import events
 from ctxmode.extract import shell
-from ctxmode.extract.common import clip, output_excerpt, s
+from ctxmode.extract.common import clip, one_line, output_excerpt, s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ COMMAND_CHARS = 2000  # the command line a shell_call keeps: all of nearly every
 OUTPUT_HEAD = 320
 OUTPUT_TAIL = 320
 SENT_CHARS = 2000  # the text of a comment, an issue or a pull request the agent sent
+DESCRIPTION_CHARS = 200  # what the agent said a command does
 ERROR_CHARS = 400
 ARGS_CHARS = 200
 DETAIL_CHARS = 200
@@ -82,13 +83,21 @@ def extract(inp: HookInput) -> list[events.SessionEvent]:
 
 
 def call(inp: HookInput) -> list[Draft]:
-    """The call itself: ``shell_call {command, [exit], [output]}`` (none without a command)."""
+    """The call itself: ``shell_call {command, [description], [exit], [output]}`` (none
+    without a command)."""
     command = s(inp.tool_input.get("command"))
     if not command.strip():
         return []
     response = inp.tool_response if isinstance(inp.tool_response, dict) else {}
     stdout, stderr = s(response.get("stdout")), s(response.get("stderr"))
-    return [("shell_call", call_data(command, stdout, stderr, _exit_code(inp)))]
+    data = call_data(command, stdout, stderr, _exit_code(inp), described(inp))
+    return [("shell_call", data)]
+
+
+def described(inp: HookInput) -> str:
+    """What the agent said the command does (Claude Code's and Gemini's ``description``):
+    the words a question about it later uses ("check the disk encryption status")."""
+    return clip(one_line(s(inp.tool_input.get("description"))), DESCRIPTION_CHARS)
 
 
 def drafts(inp: HookInput) -> list[Draft]:
@@ -128,10 +137,15 @@ def drafts(inp: HookInput) -> list[Draft]:
     return out
 
 
-def call_data(command: str, stdout: str, stderr: str, exit_code: int | None) -> dict[str, Any]:
-    """A ``shell_call``'s data: the command line, the exit code if known, the output's
-    excerpt (stdout, then stderr). The text is masked already (extract.masked)."""
+def call_data(
+    command: str, stdout: str, stderr: str, exit_code: int | None, description: str = ""
+) -> dict[str, Any]:
+    """A ``shell_call``'s data: the command line, what it is for, the exit code if known,
+    the output's excerpt (stdout, then stderr). The text is masked already
+    (extract.masked)."""
     data: dict[str, Any] = {"command": clip(command, COMMAND_CHARS)}
+    if description:
+        data["description"] = description
     if exit_code is not None:
         data["exit"] = exit_code
     printed = stdout.rstrip()

@@ -93,12 +93,12 @@ def tool_failure(inp: HookInput) -> list[Draft]:
     drafts: list[Draft] = [("tool_error", {"tool": tool, "key": failure_key(inp), "error": error})]
     command = s(inp.tool_input.get("command"))
     if command.strip() and inp.tool_kind == "shell":
-        from ctxmode.extract.bash import call_data
+        from ctxmode.extract.bash import call_data, described
 
         code, printed = exit_status(inp.error or "")
         if inp.is_interrupt:  # what the client says, not what the command printed
             code, printed = None, ""
-        drafts.insert(0, ("shell_call", call_data(command, printed, "", code)))
+        drafts.insert(0, ("shell_call", call_data(command, printed, "", code, described(inp))))
     return drafts
 
 

@@ -65,7 +65,7 @@ def shell_quote(s: str) -> str:
 
 # The default number of matches a search shows: a lookup asks for more when its section
 # stands for more (up to LOOKUP_MAX: the rest, the search's last line says how to get).
-SEARCH_DEFAULT_LIMIT = 10
+SEARCH_DEFAULT_LIMIT = 8  # ctxmode.cli.search.DEFAULT_LIMIT
 LOOKUP_MAX = 50
 SESSION_PREFIX = 8
 

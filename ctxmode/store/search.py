@@ -341,7 +341,7 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
         "file_write",
         "file_delete",
     ),
-    "create created write wrote written": ("file_write", "task_create"),
+    "create created write wrote written save saved": ("file_write", "task_create"),
     "delete deleted remove removed": ("file_delete",),
     "read": ("file_read",),
     "command commands ran run runs running output printed print prints": ("shell_call",),
