@@ -614,14 +614,14 @@ def search(
     full: bool,
     as_json: bool,
 ) -> None:
-    """Find stored events that share words with QUERY, best first.
+    """Find what was recorded, in your own words, best first.
 
-    QUERY is literal text in your own words: keywords or a sentence (several words
-    are joined with spaces; question and filler words carry no weight). A word
-    matches its other forms (fail, failed, failing); a file name, flag, version or
-    error code matches as written, and "double quotes" keep a phrase together;
-    events holding those come first. Each match shows when, where and what, and the
-    lines that matched; without QUERY, the newest events that pass the filters.
+    QUERY is literal text: keywords or a sentence (question and filler words carry no
+    weight; an event sharing any word with it is a match). A word matches its other
+    forms (fail, failed, failing); a file name, flag, version or error code matches
+    as written, and "double quotes" keep a phrase together; events holding those come
+    first. Each match shows when, where and what, and the lines that matched (»);
+    without QUERY, the newest events that pass the filters.
     """
     text = " ".join(query).strip()
     categories = _names(category, set(CATEGORIES), "'--category'")
