@@ -286,7 +286,7 @@ def test_prechecks_agree_on_generated_text(fields: tuple[str, str]) -> None:
 
 @pytest.mark.parametrize("width", range(10, 90, 3))
 def test_search_snippets_never_split_a_mask(width: int) -> None:
-    from ctxmode.store.search import make_snippet
+    from ctxmode.store.query import make_snippet
 
     text = "x" * 50 + " key [REDACTED:github-token] and the error was here " + "y" * 200
     snippet = make_snippet(text, ["error"], width=width)

@@ -16,7 +16,7 @@ import pytest
 
 from ctxmode.events import SessionEvent, make
 from ctxmode.store import Store, analyze
-from ctxmode.store.search import stop_words, word_root
+from ctxmode.store.query import stop_words, word_root
 
 # A session as the extractors store it: commands with their output, edits, errors.
 SESSION = [

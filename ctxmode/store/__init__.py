@@ -58,18 +58,20 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from ctxmode.store.query import (
+        SNIPPET_CHARS,
+        SNIPPET_MARK,
+        analyze,
+        make_snippet,
+        parse_query,
+    )
     from ctxmode.store.search import (
         RECENCY_HALF_LIFE_DAYS,
         RECENCY_WEIGHT,
         SEARCH_CANDIDATES,
-        SNIPPET_CHARS,
-        SNIPPET_MARK,
         SearchHit,
         SearchHits,
-        analyze,
         blend,
-        make_snippet,
-        parse_query,
     )
 
 __all__ = [
@@ -240,9 +242,10 @@ _SEARCH_NAMES = frozenset(
 
 
 def __getattr__(name: str) -> object:
-    """The names exported from ``search``, which hooks never load, loaded on first use."""
+    """The names exported from ``search`` and ``query``, which hooks never load, loaded
+    on first use."""
     if name not in _SEARCH_NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ctxmode.store import search
+    from ctxmode.store import query, search
 
-    return getattr(search, name)
+    return getattr(query if hasattr(query, name) else search, name)
