@@ -244,3 +244,58 @@ def test_without_json1_the_raw_data_is_searched(
         s.add_events("s", [make("file_read", {"path": "a.py"})], source_hook="t", project_dir="")
         assert [h.type for h in s.search("a.py")] == ["file_read"]
         assert s.integrity_check() == "ok"
+
+
+def _indexed(s: Store, index: str, text: str) -> list[int]:
+    rows = s.conn.execute(
+        f"SELECT rowid FROM {index} WHERE {index} MATCH ?", ('"' + text + '"',)
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def test_schema_5_indexes_words_and_keeps_outputs_out_of_the_trigram_index(
+    tmp_path: Path,
+) -> None:
+    """A store small enough for the upgrade's budget: the trigram index is built again
+    over the values but outputs and excerpts (the word index holds them)."""
+    path = tmp_path / "s.db"
+    _v1_store(path, 30)
+    with Store.open(str(path)) as s:
+        assert s.words_enabled()
+        s.add_events(
+            "s",
+            [make("shell_call", {"command": "npm run preview", "output": "Local: localhost:4173"})],
+            source_hook="t",
+            project_dir="",
+        )
+        (new,) = [e.id for e in s.session_events("s") if e.type == "shell_call"]
+        assert _indexed(s, "events_fts", "npm run preview") == [new]
+        assert _indexed(s, "events_fts", "localhost:4173") == []  # the output: words only
+        assert _indexed(s, "events_words", "localhost 4173") == [new]
+        assert s.search("localhost:4173")[0].id == new
+        assert _indexed(s, "events_fts", "mod_007") == [8]  # the old rows, again
+        assert s.integrity_check() == "ok"
+
+
+def test_a_large_store_keeps_its_trigram_index_at_the_upgrade(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the upgrade's budget, dropping the trigram index alone would cost a hook its
+    deadline: it stays as schema 2 made it (over all values), the word index covers the
+    newest events, and search finds the old ones through the trigram index."""
+    monkeypatch.setattr(migrations, "UPGRADE_WORD_ROWS", 10)
+    path = tmp_path / "s.db"
+    _v1_store(path, 30)
+    with Store.open(str(path)) as s:
+        words = [r[0] for r in s.conn.execute("SELECT rowid FROM events_words ORDER BY rowid")]
+        assert words == list(range(21, 31))
+        assert len(_indexed(s, "events_fts", "src/mod_")) == 30  # kept whole
+        s.add_events(
+            "s",
+            [make("shell_call", {"command": "make", "output": "built target zeta_9"})],
+            source_hook="t",
+            project_dir="",
+        )
+        assert len(_indexed(s, "events_fts", "zeta_9")) == 1  # its old triggers: all values
+        assert s.search("edit 3 summary")[0].data.endswith('"edit 3"}')  # via trigrams
+        assert s.integrity_check() == "ok"

@@ -373,7 +373,7 @@ class _Search:
         """Below the word index: every term as a substring, through the trigram index."""
         for i, term in enumerate(self.terms):
             needle = term.root if term.kind == "word" else term.text
-            if len(needle) >= MIN_EXACT:
+            if len(needle) >= MIN_EXACT and term.weight > 0.0:  # the whole query: its words
                 self.trigram(i, needle, low, high)
 
     def like_range(self, low: int, high: int) -> None:
