@@ -17,6 +17,7 @@ is written as UTF-8 bytes whatever the query or the terminal holds.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -156,16 +157,17 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 # ---------------------------------------------------------------- the command
 
 
-def _names(values: tuple[str, ...], known: set[str], option: str) -> list[str] | None:
-    """``--type a,b --type c`` → ``[a, b, c]``, each checked; None when not given."""
+def _names(values: tuple[str, ...], known: Sequence[str], option: str) -> list[str] | None:
+    """``--type a,b --type c`` → ``[a, b, c]``, each checked (as click's Choice says a
+    wrong one); None when not given."""
     names = [v.strip() for value in values for v in value.split(",") if v.strip()]
     if not values:
         return None
     wrong = [n for n in names if n not in known]
     if wrong or not names:
-        shown = ", ".join(sorted(known)) if len(known) < 20 else "see --help"
+        choices = ", ".join(repr(k) for k in known)
         raise click.BadParameter(
-            f"{wrong[0] if wrong else ''!r} is not one of {shown}", param_hint=option
+            f"{wrong[0] if wrong else ''!r} is not one of {choices}.", param_hint=option
         )
     return names
 
@@ -224,8 +226,8 @@ def search(
     without QUERY, the newest events that pass the filters.
     """
     text = " ".join(query).strip()
-    categories = _names(category, set(CATEGORIES), "'--category'")
-    types = _names(type_, set(TYPES), "'--type'")
+    categories = _names(category, CATEGORIES, "'--category'")
+    types = _names(type_, sorted(TYPES), "'--type'")
     if not text and not (session or categories or types or since):
         raise click.UsageError("give a QUERY (or a filter, to list the newest events)")
     tree = resolve_worktree(worktree, project)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ctxmode import events
 from ctxmode.extract import shell
-from ctxmode.extract.common import clip, one_line, output_excerpt, s
+from ctxmode.extract.common import clip, masked_excerpt, one_line, s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ def call_data(
     printed = stdout.rstrip()
     if stderr.strip():
         printed = f"{printed}\n{stderr.rstrip()}" if printed else stderr.rstrip()
-    excerpt = output_excerpt(printed, OUTPUT_HEAD, OUTPUT_TAIL)
+    excerpt = masked_excerpt(printed, OUTPUT_HEAD, OUTPUT_TAIL)
     if excerpt:
         data["output"] = excerpt
     return data

@@ -61,6 +61,19 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def masked_excerpt(text: str, head: int, tail: int) -> str:
+    """:func:`output_excerpt` of ``text`` masked first: of a long text, a head and a tail
+    larger than the excerpt's, each cut where no secret is cut (redact.safe_head/tail),
+    are masked whole before the excerpt is cut from them. (Extractors get the payload
+    masked already; this keeps a direct caller's excerpt safe too.)"""
+    text = text.strip("\n")
+    if len(text) > head + tail + 40:
+        text = (
+            redact.safe_head(text, head * 2 + 256) + "\n" + redact.safe_tail(text, tail * 2 + 256)
+        )
+    return output_excerpt(redact.mask(text), head, tail)
+
+
 def output_excerpt(text: str, head: int, tail: int) -> str:
     """The first ``head`` and last ``tail`` characters of ``text``, each cut at a line end
     when one is near (never inside a ``[REDACTED:…]`` mask), joined by a line "…": what

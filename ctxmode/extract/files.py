@@ -15,9 +15,10 @@ from ctxmode.extract.common import (
     clip,
     id_str,
     is_rule_file,
-    output_excerpt,
+    masked_excerpt,
     rel_path,
     s,
+    trim,
 )
 
 TYPE_CHECKING = False
@@ -34,8 +35,8 @@ EXCERPT_TAIL = 120
 
 
 def excerpt(text: str) -> str:
-    """The head and tail of the text a tool wrote (common.output_excerpt)."""
-    return clip(output_excerpt(text.strip("\n"), EXCERPT_HEAD, EXCERPT_TAIL), 420)
+    """The head and tail of the text a tool wrote, masked (common.masked_excerpt)."""
+    return trim(masked_excerpt(text, EXCERPT_HEAD, EXCERPT_TAIL), 420)
 
 
 def _path(inp: HookInput, raw: str) -> str:

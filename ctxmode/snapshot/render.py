@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 # section leaves out, so the path is not repeated in every section (it was ~15% of a
 # 4 KB snapshot).
 LOOKUP_SENTENCE = (
-    "Run the search command below with a few words to find any other detail, or with a "
-    "section's lookup to list what that section leaves out."
+    "Run the search command below with a few words for any other detail, or with a "
+    "section's lookup for what it leaves out."
 )
 PREFACE = (
     "Facts recorded by ctxmode from the earlier part of this session, before the context "
