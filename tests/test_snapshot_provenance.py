@@ -98,8 +98,7 @@ def test_provenance_says_which_session_when_and_why() -> None:
         f"Facts recorded by ctxmode in an earlier session (id {EARLIER}, ended "
         "2026-12-01T11:00:00.000Z), not in this one; given at this fresh start because "
         "the inject_on_startup setting is on. Run the search command below with a few "
-        "words to find any other detail, or with a section's lookup to list what that "
-        "section leaves out."
+        "words for any other detail, or with a section's lookup for what it leaves out."
     )
     # Everything after the preface is the stored snapshot, byte for byte.
     assert handed.split("</preface>", 1)[1] == xml.split("</preface>", 1)[1]
