@@ -80,8 +80,9 @@ def bulk_fill(store, n: int, per_session: int = 1000) -> None:
     conn = store.conn
     has_fts = store.fts_enabled()
     conn.execute("BEGIN IMMEDIATE")
-    if has_fts:  # one indexing pass is ~5x faster than the per-row trigger
+    if has_fts:  # one indexing pass is ~5x faster than the per-row triggers
         conn.execute("DROP TRIGGER session_events_ai")
+        conn.execute("DROP TRIGGER IF EXISTS session_events_words_ai")
     conn.executemany(
         "INSERT INTO session_events (session_id, type, category, priority, data, data_hash, "
         "source_hook, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

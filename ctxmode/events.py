@@ -31,6 +31,7 @@ CATEGORIES = (
     "subagent",
     "mcp",
     "external-ref",
+    "shell",
 )
 
 # Hard ceiling on one event's ``data`` (characters). Extractors trim well below it;
@@ -112,8 +113,10 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "file_read": ("file", LOW, "{path, [offset], [limit]}"),
     # [via]: a change no file tool reported: "shell" (the command line states it,
     # extract.shell_writes) or "git status" (found when a snapshot is taken, worktree).
-    "file_write": ("file", HIGH, "{path, [kind: create|overwrite], [via]}"),
-    "file_edit": ("file", HIGH, "{path, [summary], [edits], [replace_all], [via]}"),
+    # [excerpt]: the head and tail of the new text (a write's content, an edit's
+    # replacement, a patch's added lines), a few hundred characters, masked.
+    "file_write": ("file", HIGH, "{path, [kind: create|overwrite], [via], [excerpt]}"),
+    "file_edit": ("file", HIGH, "{path, [summary], [edits], [replace_all], [via], [excerpt]}"),
     "file_delete": ("file", HIGH, "{path, [via]}"),
     "file_search": ("file", MINOR, "{tool: Glob|Grep, pattern, [path], [matches]}"),
     # rule
@@ -179,11 +182,19 @@ TYPES: dict[str, tuple[str, int, str]] = {
         "{tool, key}  (a later success of the same command or file)",
     ),
     # subagent / mcp / external-ref
-    "subagent": ("subagent", HIGH, "{agent_type, description, [summary], [to]}"),
+    "subagent": ("subagent", HIGH, "{agent_type, description, [prompt], [summary], [to]}"),
     "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names]}"),
-    "web_fetch": ("external-ref", LOW, "{url, [prompt]}"),
-    "web_search": ("external-ref", LOW, "{query}"),
+    # [via]: an MCP tool's ("server tool"), not the client's own web tool.
+    "web_fetch": ("external-ref", LOW, "{url, [prompt], [via]}"),
+    "web_search": ("external-ref", LOW, "{query, [via]}"),
     "url_ref": ("external-ref", LOW, "{url}"),
+    # What the agent sent outside: a pull request or issue, a comment, a message.
+    "message_sent": ("external-ref", NORMAL, "{via, [to], [title], [text]}"),
+    # shell: every command the agent ran, with the head and tail of what it printed.
+    # Looked up, never shown in a snapshot: the first to go when a session is over its cap.
+    # [task]: a background command's output, read when it ended (its command: the
+    # task's description).
+    "shell_call": ("shell", MINOR, "{command, [description], [exit], [output], [task]}"),
 }
 
 

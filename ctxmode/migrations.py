@@ -282,8 +282,14 @@ def install_fts(conn: Connection, from_id: int) -> None:
 
 
 def reindex_fts(conn: Connection) -> None:
-    """Index every event again (benchmarks fill a store with the triggers off, then this)."""
-    install_fts(conn, 1)
+    """Index every event again, in both indexes of the current schema (benchmarks fill a
+    store with the triggers off, then this)."""
+    install_trigram(conn, 1)
+    has_words = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_words'"
+    ).fetchone()
+    if has_words is not None:
+        install_words(conn, 1)
 
 
 def m002_search_values(conn: Connection) -> None:
@@ -376,11 +382,150 @@ def m004_replayed_snapshots(conn: Connection) -> None:
     conn.execute("ALTER TABLE compaction ADD COLUMN replayed_events INTEGER")
 
 
+# ---------------------------------------------------------------- m005: a word index
+
+# The word index beside the trigram one (issue 28). An agent asks in words ("why did the
+# migration fail"), and a stored event says "migrations failed": the trigram index finds
+# substrings, not words, and scores "the" as highly as "migration". unicode61 splits the
+# same values into words (diacritics folded), porter reduces each to its stem, so
+# "migrations", "migrated" and "migration" meet; BM25-like weights then come from how
+# many events hold each word (ctxmode.store.search). Contentless like the trigram index:
+# the text is indexed, never stored again. Same row range rule (``from_id`` baked into
+# its triggers) and an upgrade budget like m002's: the newest UPGRADE_WORD_ROWS events
+# are indexed at once; search reaches older ones through LIKE.
+WORDS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+# Both indexes are built again at the upgrade (the trigram one over less text, below):
+# fewer rows each than m002's one index, to stay within a hook's deadline.
+UPGRADE_WORD_ROWS = 25_000
+_WORD_TRIGGERS = (
+    "session_events_words_ai",
+    "session_events_words_bd",
+    "session_events_words_bu",
+    "session_events_words_au",
+)
+# The trigram index now serves what words cannot find (part of a name, a path, a flag):
+# it leaves out the long text no one looks into by substring, a command's output and
+# the excerpt of what a tool wrote (the word index holds them). A third of the size.
+TRIGRAM_SKIPS = ("output", "excerpt", "prompt")
+
+
+def _install_index(
+    conn: Connection,
+    table: str,
+    tokenize: str,
+    view: str,
+    triggers: Sequence[str],
+    from_id: int,
+) -> None:
+    """(Re)create the contentless FTS5 ``table`` over ``view`` for the events with
+    ``id >= from_id``, kept in step by ``triggers`` (named for: after insert, before
+    delete, before update, after update; see :func:`install_fts`)."""
+    for name in triggers:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE {table} USING fts5(text, content='', tokenize='{tokenize}')"
+    )
+    start = int(from_id)
+
+    def when(row: str) -> str:
+        return f" WHEN {row}.id >= {start:d}" if start > 1 else ""
+
+    insert = f"INSERT INTO {table}(rowid, text) SELECT id, text FROM {view} WHERE id = new.id;"
+    delete = (
+        f"INSERT INTO {table}({table}, rowid, text) "
+        f"SELECT 'delete', id, text FROM {view} WHERE id = old.id;"
+    )
+    for name, timing, row, body in (
+        (triggers[0], "AFTER INSERT", "new", insert),
+        (triggers[1], "BEFORE DELETE", "old", delete),
+        (triggers[2], "BEFORE UPDATE OF data", "old", delete),
+        (triggers[3], "AFTER UPDATE OF data", "new", insert),
+    ):
+        conn.execute(
+            f"CREATE TRIGGER {name} {timing} ON session_events{when(row)} BEGIN\n{body}\nEND"
+        )
+    conn.execute(
+        f"INSERT INTO {table}(rowid, text) SELECT id, text FROM {view} WHERE id >= ?", (start,)
+    )
+
+
+def install_words(conn: Connection, from_id: int) -> None:
+    """(Re)create the word index over the events with ``id >= from_id``."""
+    _install_index(conn, "events_words", WORDS_TOKENIZER, "events_text", _WORD_TRIGGERS, from_id)
+
+
+def install_trigram(conn: Connection, from_id: int) -> None:
+    """(Re)create the trigram index of schema 5 (over ``events_trigram``: the values but
+    :data:`TRIGRAM_SKIPS`) for the events with ``id >= from_id``."""
+    for name in _TRIGGERS:  # m001's and m002's triggers, whichever the store has
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    names = ("session_events_ai", "session_events_bd", "session_events_bu", "session_events_au")
+    _install_index(conn, "events_fts", "trigram", "events_trigram", names, from_id)
+
+
+def trigram_values_sql(column: str) -> str:
+    """:func:`values_sql`, without the values under :data:`TRIGRAM_SKIPS` (top level)."""
+    skips = ", ".join(f"'{key}'" for key in TRIGRAM_SKIPS)
+    return (
+        f"CASE WHEN json_valid({column}) THEN (\n"
+        "SELECT group_concat(CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'\n"
+        "ELSE j.value END, char(10))\n"
+        f"FROM json_tree({column}) AS j WHERE j.atom IS NOT NULL\n"
+        f"AND NOT (j.parent = 0 AND j.key IN ({skips})))\n"
+        f"ELSE {column} END"
+    )
+
+
+def m005_word_index(conn: Connection) -> None:
+    """A word index for ranked search, and the trigram index over less text.
+
+    - ``events_words``: the values (``events_text``) as porter-stemmed words;
+    - ``events_trigram(id, text)``: the values a substring search looks into (a command
+      line, a path, an error; not a command's output or a write's excerpt), which the
+      trigram index ``events_fts`` is built over again (in a store of at most
+      :data:`UPGRADE_WORD_ROWS` events; a larger one keeps its index over all values).
+
+    Made only where the trigram index is (a store built without FTS5, or with
+    ``CTXMODE_NO_FTS``, searches with LIKE alone, as before); where this SQLite's FTS5
+    lacks the tokenizer, the store goes on without the word index and says so in
+    ``store_meta``.
+    """
+    text = trigram_values_sql("data") if json_available(conn) else "data"
+    conn.execute(f"CREATE VIEW events_trigram(id, text) AS\nSELECT id, {text}\nFROM session_events")
+    has_fts = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_fts'"
+    ).fetchone()
+    if has_fts is None:
+        return
+    top = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM session_events").fetchone()[0])
+    start = max(1, top - UPGRADE_WORD_ROWS + 1)
+    if start == 1:
+        # Every event fits in the upgrade's budget: the trigram index is built again over
+        # less text. A larger store keeps its index as it is (over all the values, as
+        # schema 2 made it): dropping a few hundred MB of index pages alone would take a
+        # hook's deadline; search reads either the same way.
+        install_trigram(conn, 1)
+    conn.execute("SAVEPOINT words")
+    try:
+        install_words(conn, start)
+    except _sqlite3.OperationalError as exc:
+        if "tokenizer" not in str(exc) and "no such module" not in str(exc):
+            raise
+        conn.execute("ROLLBACK TO words")
+        conn.execute(
+            "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('words', ?)",
+            (f"unavailable: {exc}",),
+        )
+    conn.execute("RELEASE words")
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [
     m001_initial,
     m002_search_values,
     m003_identity_history,
     m004_replayed_snapshots,
+    m005_word_index,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -176,8 +176,9 @@ def _delete_from_backup(path: str, session_ids: list[str]) -> None:
                     conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
             conn.execute("DELETE FROM store_meta WHERE key = ?", ("searches:" + sid,))
         conn.execute("COMMIT")
-        if "events_fts" in tables:
-            conn.execute("INSERT INTO events_fts(events_fts) VALUES ('optimize')")
+        for index in ("events_fts", "events_words"):
+            if index in tables:  # merged segments keep no trace of the deleted rows
+                conn.execute(f"INSERT INTO {index}({index}) VALUES ('optimize')")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("VACUUM")
     except _sqlite3.Error:

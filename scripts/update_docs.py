@@ -125,7 +125,8 @@ def schema_block() -> str:
         try:
             rows = store.conn.execute(
                 "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
-                "AND name NOT LIKE 'events_fts_%' ORDER BY rowid"
+                "AND name NOT LIKE 'events_fts_%' AND name NOT LIKE 'events_words_%' "
+                "ORDER BY rowid"
             ).fetchall()
             version = store.schema_version()
         finally:

@@ -224,7 +224,7 @@ def test_a_background_capture_leaves_no_marker_and_prints_nothing(
     _background("PostToolUse", _write(project, "a.py", 1), env)
     _background("PostToolUseFailure", _failure(project), env)
     assert os.listdir(data_root / inflight.FOLDER) == []
-    assert [kind for kind, _ in _events(store_path)] == ["file_write", "tool_error"]
+    assert [kind for kind, _ in _events(store_path)] == ["file_write", "shell_call", "tool_error"]
     assert _log(data_root) == ""
 
 

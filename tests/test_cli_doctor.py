@@ -163,7 +163,7 @@ def test_healthy_install_is_all_ok(
         "Bash(<python-dir>/ctxmode search:*) (~/.claude/settings.json)\n"
         "\n"
         "This project's store\n"
-        "  ok    store         schema 4, <size>, 1 session, 3 events, last event <age> ago, "
+        "  ok    store         schema 5, <size>, 1 session, 3 events, last event <age> ago, "
         "0 unclaimed snapshots; integrity ok\n"
         "                      path: <data>/sessions/<name>.db\n"
         "                      project: <project>\n"

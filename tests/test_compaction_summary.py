@@ -163,7 +163,8 @@ def test_a_compaction_loop_gets_full_full_then_a_pointer(world: World) -> None:
     assert sizes == sorted(sizes, reverse=True), sizes  # never grows without new events
     assert given[2] == given[3] == given[4]  # the same bytes each time
     assert pointer_since(given[2]) == 1
-    assert "search" in given[2] and "Fix the billing rounding" in given[2]  # its lookup
+    # The search command of the full snapshot, scoped to its session.
+    assert " search --project " in given[2] and f"--session {SESSION[:8]}" in given[2]
     assert len(given[2].splitlines()) == 1
     # Every compaction is recorded, with the pointer as its snapshot.
     with world.store() as store:

@@ -19,6 +19,7 @@ FIXTURE_CASES = [
                 {
                     "agent_type": "general-purpose",
                     "description": "Inspect the README",
+                    "prompt": "[scn:sub_inner] Read README.md and report its first line.",
                     "summary": "Mock: scenario sub_inner done.",
                 },
             )
@@ -32,6 +33,7 @@ FIXTURE_CASES = [
                 {
                     "agent_type": "reviewer",
                     "description": "Review app.py",
+                    "prompt": "[scn:sub_inner] Review src/app.py briefly.",
                     "summary": "Mock: scenario sub_inner done.",
                 },
             )
@@ -39,7 +41,11 @@ FIXTURE_CASES = [
     ),
     (
         "more/PostToolUse.mcp__mockdir__lookup.secret_arg.json",
-        [("mcp_call", {"server": "mockdir", "tool": "lookup", "args": ["query", "api_key"]})],
+        [
+            ("mcp_call", {"server": "mockdir", "tool": "lookup", "args": ["query", "api_key"]}),
+            # What it was asked to look up (a query, like a web search's), never its key.
+            ("web_search", {"query": "billing-service", "via": "mockdir lookup"}),
+        ],
     ),
     (
         "more/PostToolUse.WebFetch.https_page.json",
@@ -83,10 +89,20 @@ def test_agent_summary_is_the_head_of_the_result() -> None:
     assert "\n" not in data["summary"] and len(data["summary"]) <= 300
 
 
-def test_mcp_argument_values_never_stored() -> None:
+def test_mcp_argument_values_never_stored_but_a_query() -> None:
+    """Of an MCP tool's arguments, only what it was asked to look up (query, url) and what
+    a sending tool sent (message_sent) are kept, masked; every other value never is."""
     got = json.dumps(extracted_fixture("more/PostToolUse.mcp__mockdir__lookup.secret_arg.json"))
     assert "sk-live-FAKE0000mock0000secret0000value" not in got
-    assert "billing-service" not in got  # not even harmless values
+    assert "billing-service" in got
+    other = extracted(
+        "mcp__db__run",
+        {"sql": "select * from users", "database": "prod", "token": "x" * 40},
+        "3 rows",
+    )
+    assert other == [
+        ("mcp_call", {"server": "db", "tool": "run", "args": ["sql", "database", "token"]})
+    ]
 
 
 LONG_RESULT = "Found three call sites.\n\n" + "Details follow. " * 100
@@ -107,6 +123,7 @@ OLDER_CASES = [
                 {
                     "agent_type": "general-purpose",
                     "description": "Find callers",
+                    "prompt": "Find all callers of total()",
                     "summary": "Found 3 callers in src/.",
                 },
             )
@@ -177,7 +194,8 @@ OLDER_CASES = [
             )
         ],
     ),
-    # MCP responses come as block lists, JSON strings, dicts or nothing: only names matter.
+    # MCP responses come as block lists, JSON strings, dicts or nothing: only names matter;
+    # a tool that sends text (an issue, a message) keeps what it sent.
     (
         "mcp__github__create_issue",
         {"owner": "o", "repo": "r", "title": "t", "body": "b"},
@@ -190,7 +208,11 @@ OLDER_CASES = [
                     "tool": "create_issue",
                     "args": ["owner", "repo", "title", "body"],
                 },
-            )
+            ),
+            (
+                "message_sent",
+                {"via": "github create_issue", "to": "o/r", "title": "t", "text": "b"},
+            ),
         ],
     ),
     (

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ctxmode import events, fastjson, payload
 from ctxmode.extract import bash
+from ctxmode.extract.common import BUDGETS, DATA_BUDGET
 from tests.hooktools import FIXTURES
 
 PROJECT = "/home/dev/proj"
@@ -117,17 +118,27 @@ def test_real_fixture_gives_the_exact_events(name: str) -> None:
         )
         for type_, data in FIXTURE_EVENTS[name]
     ]
-    assert bash.extract(inp) == expected
+    got = bash.extract(inp)
+    # First the call itself (its own tests below), then what its command line tells.
+    assert got[0].type == "shell_call"
+    assert json.loads(got[0].data)["command"] == raw["tool_input"]["command"]
+    assert got[1:] == expected
 
 
 def test_subagent_fields_are_carried() -> None:
     path = FIXTURES / "more/PostToolUse.Bash.subagent_reviewer.json"
     raw = json.loads(path.read_text())["payload"]
-    (event,) = bash.extract(payload.from_dict(raw))
+    call, event = bash.extract(payload.from_dict(raw))
     assert (event.agent_id, event.agent_type, event.category, event.priority) == (
         raw["agent_id"],
         "reviewer",
         "git",
+        events.MINOR,
+    )
+    assert (call.agent_id, call.agent_type, call.category, call.priority) == (
+        raw["agent_id"],
+        "reviewer",
+        "shell",
         events.MINOR,
     )
 
@@ -496,9 +507,11 @@ def test_environment_setup(command: str, expected: list[tuple[str, str, str]]) -
 
 
 def test_export_never_records_a_value() -> None:
-    (event,) = bash.extract(make_input("export OPENAI_API_KEY=sk-proj-abc123def456ghi789jkl0"))
-    assert "sk-proj" not in event.data and "abc123" not in event.data
+    call, event = bash.extract(make_input("export OPENAI_API_KEY=sk-proj-abc123def456ghi789jkl0"))
+    for stored in (call, event):
+        assert "sk-proj" not in stored.data and "abc123" not in stored.data
     assert json.loads(event.data)["detail"] == "export OPENAI_API_KEY"
+    assert json.loads(call.data)["command"].startswith("export OPENAI_API_KEY=[REDACTED")
 
 
 # -- failures in successful output ------------------------------------------------------------------
@@ -656,7 +669,7 @@ def assert_well_formed(event: events.SessionEvent) -> None:
     assert event.type in events.TYPES
     category, priority, _ = events.TYPES[event.type]
     assert (event.category, event.priority) == (category, priority)
-    assert len(event.data) <= 1000
+    assert len(event.data) <= BUDGETS.get(event.type, DATA_BUDGET)
     data = fastjson.loads(event.data)
     assert isinstance(data, dict)
     required, optional, allowed = _contract_keys(event.type)
@@ -664,8 +677,8 @@ def assert_well_formed(event: events.SessionEvent) -> None:
     for key, values in allowed.items():
         if key in data:
             assert data[key] in values, (event.type, key, data[key])
-    for value in data.values():
-        assert isinstance(value, (str, bool))
+    for key, value in data.items():
+        assert isinstance(value, int if key == "exit" else (str, bool))
 
 
 JSONISH = st.recursive(

@@ -198,7 +198,8 @@ def test_masking_that_inserts_json_specials_keeps_json_valid(
         tool_input={"command": "echo SECRET"},
         error="failed: SECRET",
     )
-    [event] = extract(inp)
+    call, event = extract(inp)
+    assert json.loads(call.data) == {"command": 'echo "\\\n[R]\\"', "output": 'failed: "\\\n[R]\\"'}
     assert json.loads(event.data) == {
         "tool": "Bash",
         "key": 'echo "\\\n[R]\\"',

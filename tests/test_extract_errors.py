@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ctxmode import payload
+from ctxmode.events import SessionEvent
 from ctxmode.extract import extract
 from ctxmode.extract.errors import failure_key
 from tests.helpers import PROJECT, fixture, tool_payload
@@ -34,7 +35,12 @@ def failure(
 
 
 def events_of(inp: payload.HookInput) -> list[tuple[str, dict[str, Any]]]:
-    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+    """The error events of a failure (a failed shell command's ``shell_call``: its tests)."""
+    return [(e.type, json.loads(e.data)) for e in errors_of(inp)]
+
+
+def errors_of(inp: payload.HookInput) -> list[SessionEvent]:
+    return [e for e in extract(inp) if e.type != "shell_call"]
 
 
 FIXTURE_CASES = [
@@ -95,7 +101,7 @@ def test_real_failures(name: str, expected: dict[str, Any]) -> None:
     record = fixture(name)
     inp = payload.from_dict(record["payload"], record["event"])
     inp.project_dir = PROJECT
-    [event] = extract(inp)
+    [event] = errors_of(inp)
     assert (event.type, event.category, event.priority) == ("tool_error", "error", 1)
     assert json.loads(event.data) == expected
     assert event.tool_use_id == record["payload"]["tool_use_id"]
@@ -230,9 +236,10 @@ def test_secrets_masked_in_keys_and_errors(
     tool: str, tool_input: dict[str, Any], error: str
 ) -> None:
     inp = failure(tool, tool_input, error)
-    [event] = extract(inp)
+    [event] = errors_of(inp)
     assert GH_TOKEN not in event.data
     assert "[REDACTED:" in event.data
+    assert all(GH_TOKEN not in e.data for e in extract(inp))  # the shell_call too
     assert json.loads(event.data)["key"] == failure_key(inp)
     assert GH_TOKEN not in failure_key(inp)
 
@@ -241,8 +248,35 @@ def test_key_survives_an_error_that_blows_the_budget() -> None:
     # Control characters encode to six characters each: the error must give way, not the key.
     command = "pytest tests/test_" + "x" * 250 + ".py"
     inp = failure("Bash", {"command": command}, "\x1b[31mFAILED\x1b[0m " * 80)
-    [event] = extract(inp)
+    [event] = errors_of(inp)
     data = json.loads(event.data)
     assert len(event.data) <= 1000
     assert data["key"] == failure_key(inp) == command
     assert data["error"].startswith("\x1b[31mFAILED")
+
+
+def test_a_failed_shell_command_is_kept_with_its_exit_code_and_output() -> None:
+    lines = [f"collected line {i}" for i in range(300)]
+    lines[-1] = "E   AssertionError: expected 0.13, got 0.125"
+    error = "Exit code 1\n" + "\n".join(lines)
+    [call, _] = extract(failure("Bash", {"command": "pytest -q tests/test_rounding.py"}, error))
+    data = json.loads(call.data)
+    assert (call.type, call.category, call.priority) == ("shell_call", "shell", 5)
+    assert data["command"] == "pytest -q tests/test_rounding.py"
+    assert data["exit"] == 1
+    # Head and tail: the tool_error keeps the head only; the cause is often at the end.
+    assert data["output"].startswith("collected line 0\n")
+    assert data["output"].endswith("\nE   AssertionError: expected 0.13, got 0.125")
+    assert "\n…\n" in data["output"] and len(data["output"]) < 700
+    # An error not in the "Exit code N" form keeps no exit code; an interrupt, no output.
+    [call, _] = extract(failure("Bash", {"command": "make"}, "Command timed out"))
+    assert json.loads(call.data) == {"command": "make", "output": "Command timed out"}
+    [call, _] = extract(failure("Bash", {"command": "sleep 9"}, "Interrupted", interrupt=True))
+    assert json.loads(call.data) == {"command": "sleep 9"}
+
+
+def test_a_failed_shell_commands_output_is_masked_before_it_is_cut() -> None:
+    # The secret straddles where the excerpt's head would end: masked whole first.
+    error = "Exit code 1\n" + "x" * 300 + f" token={GH_TOKEN}\n" + "tail line\n" * 80
+    for event in extract(failure("Bash", {"command": "deploy"}, error)):
+        assert GH_TOKEN not in event.data and GH_TOKEN[:12] not in event.data

@@ -23,10 +23,23 @@ FIXTURE_CASES = [
     ("more/PostToolUse.Read.notebook.json", [("file_read", {"path": "analysis.ipynb"})]),
     ("more/PostToolUse.Read.reread_unchanged.json", [("file_read", {"path": "README.md"})]),
     ("more/PostToolUse.Read.before_edit.json", [("file_read", {"path": "src/app.py"})]),
-    ("PostToolUse.Write.json", [("file_write", {"path": "hello.py", "kind": "create"})]),
+    # What a write or an edit put in: an excerpt of the new text (head and tail).
+    (
+        "PostToolUse.Write.json",
+        [("file_write", {"path": "hello.py", "kind": "create", "excerpt": 'print("hello")'})],
+    ),
     (
         "more/PostToolUse.Write.overwrite.json",
-        [("file_write", {"path": "notes.txt", "kind": "overwrite"})],
+        [
+            (
+                "file_write",
+                {
+                    "path": "notes.txt",
+                    "kind": "overwrite",
+                    "excerpt": "Notes (rewritten)\n- rounding is half-up",
+                },
+            )
+        ],
     ),
     # The plan file lives outside the project: kept absolute.
     (
@@ -34,14 +47,37 @@ FIXTURE_CASES = [
         [
             (
                 "file_write",
-                {"path": "/home/dev/.claude/plans/zany-beaming-marshmallow.md", "kind": "create"},
+                {
+                    "path": "/home/dev/.claude/plans/zany-beaming-marshmallow.md",
+                    "kind": "create",
+                    "excerpt": "# Plan: invoice rounding\n\n1. Round totals half-up in src/app.py\n"
+                    "2. Add tests for .005 cases",
+                },
             )
         ],
     ),
-    ("PostToolUse.Edit.json", [("file_edit", {"path": "hello.py", "summary": "+1 -1"})]),
+    (
+        "PostToolUse.Edit.json",
+        [
+            (
+                "file_edit",
+                {"path": "hello.py", "summary": "+1 -1", "excerpt": 'print("hello, world")'},
+            )
+        ],
+    ),
     (
         "more/PostToolUse.Edit.replace_all.json",
-        [("file_edit", {"path": "src/app.py", "summary": "+3 -3", "replace_all": True})],
+        [
+            (
+                "file_edit",
+                {
+                    "path": "src/app.py",
+                    "summary": "+3 -3",
+                    "replace_all": True,
+                    "excerpt": "new_name",
+                },
+            )
+        ],
     ),
     (
         "more/PostToolUse.NotebookEdit.insert.json",
@@ -97,17 +133,53 @@ def test_subagent_read_carries_agent_fields() -> None:
         "more/PostToolUse.Read.text.json",
     ],
 )
-def test_no_file_contents_in_events(name: str) -> None:
+def test_no_file_contents_in_events_but_an_excerpt_of_the_new_text(name: str) -> None:
+    """What a file held (a read, an edit's old text, the file before) is never stored; of
+    what a tool wrote, only the excerpt."""
     record = fixture(name)["payload"]
-    texts = [
-        record["tool_input"].get(k) for k in ("content", "old_string", "new_string", "new_source")
-    ]
-    texts.append(record["tool_response"].get("file", {}).get("content"))
-    stored = json.dumps(extracted_fixture(name))
-    for text in filter(None, texts):
+    old = [record["tool_input"].get(k) for k in ("old_string",)]
+    old += [record["tool_response"].get(k) for k in ("originalFile", "oldString")]
+    old.append(record["tool_response"].get("file", {}).get("content"))
+    events = extracted_fixture(name)
+    stored = json.dumps(events)
+    new = "\n".join(filter(None, (record["tool_input"].get(k) for k in ("content", "new_string"))))
+    for text in filter(None, old):
         for line in text.splitlines():
-            if len(line.strip()) > 8:
+            if len(line.strip()) > 8 and line.strip() not in new:
                 assert line.strip() not in stored
+    for _type, data in events:
+        assert len(data.get("excerpt", "")) <= 420
+
+
+class HeadOnly(str):
+    """A huge file body of which only the head may be read (the excerpt's source, see
+    extract.HEAD_CHARS): any access past it raises (and yields no events)."""
+
+    LIMIT = 1024 + 4096  # HEAD_CHARS, and the line end safe_head looks for
+
+    def _check(self, stop: object) -> None:
+        if not isinstance(stop, int) or stop > self.LIMIT:
+            raise AssertionError("file contents were inspected past their head")
+
+    def __getitem__(self, key: Any) -> str:
+        if not isinstance(key, slice) or key.start not in (None, 0):
+            raise AssertionError("file contents were inspected")
+        self._check(key.stop)
+        return str.__getitem__(self, key)
+
+    def find(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        self._check(end)
+        return str.find(self, sub, start, end)
+
+    def rfind(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        self._check(end)
+        return str.rfind(self, sub, start, end)
+
+    def _boom(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("file contents were inspected")
+
+    __iter__ = __contains__ = _boom  # type: ignore[assignment]
+    split = splitlines = lower = strip = startswith = encode = _boom  # type: ignore[assignment]
 
 
 class Poison(str):
@@ -120,29 +192,35 @@ class Poison(str):
     find = split = splitlines = lower = strip = startswith = encode = _boom
 
 
-def test_large_contents_are_never_inspected() -> None:
+def test_large_contents_are_never_inspected_past_their_head() -> None:
     body = Poison("x" * (5 * 1024 * 1024))
+    written = HeadOnly(("line of text\n" * 400) * 1000)
     assert extracted(
         "Write",
-        {"file_path": f"{PROJECT}/big.bin", "content": body},
+        {"file_path": f"{PROJECT}/big.txt", "content": written},
         {
             "type": "create",
-            "filePath": f"{PROJECT}/big.bin",
+            "filePath": f"{PROJECT}/big.txt",
             "content": body,
             "originalFile": None,
             "structuredPatch": [],
         },
-    ) == [("file_write", {"path": "big.bin", "kind": "create"})]
+    ) == [("file_write", {"path": "big.txt", "kind": "create", "excerpt": _excerpt_of(written)})]
     assert extracted(
         "Edit",
-        {"file_path": f"{PROJECT}/big.py", "old_string": body, "new_string": body},
+        {"file_path": f"{PROJECT}/big.py", "old_string": body, "new_string": written},
         {
             "filePath": f"{PROJECT}/big.py",
             "originalFile": body,
             "oldString": body,
             "structuredPatch": [{"lines": ["-a", "+b", " c"]}],
         },
-    ) == [("file_edit", {"path": "big.py", "summary": "+1 -1"})]
+    ) == [("file_edit", {"path": "big.py", "summary": "+1 -1", "excerpt": _excerpt_of(written)})]
+
+
+def _excerpt_of(written: str) -> str:
+    head = str.__getitem__(written, slice(0, 1024 + 4096))
+    return "\n".join(head.split("\n")[:18]) + "\n…\n" + "\n".join(head.split("\n")[-10:-1])
 
 
 # -- older and malformed shapes --------------------------------------------------------------
@@ -159,7 +237,12 @@ OLDER_CASES = [
             ],
         },
         None,
-        [("file_edit", {"path": "src/a.py", "edits": 2, "replace_all": True})],
+        [
+            (
+                "file_edit",
+                {"path": "src/a.py", "edits": 2, "replace_all": True, "excerpt": "b\n…\nd"},
+            )
+        ],
     ),
     (
         "MultiEdit",
@@ -172,13 +255,13 @@ OLDER_CASES = [
         "Write",
         {"file_path": f"{PROJECT}/a.txt", "content": "x"},
         None,
-        [("file_write", {"path": "a.txt"})],
+        [("file_write", {"path": "a.txt", "excerpt": "x"})],
     ),
     (
         "Edit",
         {"file_path": f"{PROJECT}/a.txt", "old_string": "x", "new_string": "y"},
         None,
-        [("file_edit", {"path": "a.txt"})],
+        [("file_edit", {"path": "a.txt", "excerpt": "y"})],
     ),
     (
         "Read",
@@ -369,14 +452,17 @@ def test_not_rule_files(path: str) -> None:
                 "new_string": "b",
             },
             [
-                ("file_edit", {"path": ".claude/rules/style.md"}),
+                ("file_edit", {"path": ".claude/rules/style.md", "excerpt": "b"}),
                 ("rule_edit", {"path": ".claude/rules/style.md"}),
             ],
         ),
         (
             "Write",
             {"file_path": f"{PROJECT}/AGENTS.md", "content": "x"},
-            [("file_write", {"path": "AGENTS.md"}), ("rule_edit", {"path": "AGENTS.md"})],
+            [
+                ("file_write", {"path": "AGENTS.md", "excerpt": "x"}),
+                ("rule_edit", {"path": "AGENTS.md"}),
+            ],
         ),
         (
             "MultiEdit",
@@ -389,7 +475,7 @@ def test_not_rule_files(path: str) -> None:
         (
             "Write",
             {"file_path": f"{PROJECT}/.claude/settings.json", "content": "{}"},
-            [("file_write", {"path": ".claude/settings.json"})],
+            [("file_write", {"path": ".claude/settings.json", "excerpt": "{}"})],
         ),
     ],
 )
@@ -422,12 +508,21 @@ PATCH = """*** Begin Patch
 *** End Patch
 """
 
+# Each file with an excerpt of the lines the patch adds to it (a line holding a header
+# after its "+" is content).
 PATCH_EVENTS = [
-    ("file_edit", {"path": "src/app.py"}),
-    ("file_write", {"path": "docs/notes.md", "kind": "create"}),
+    ("file_edit", {"path": "src/app.py", "excerpt": "return new_name(lines)"}),
+    (
+        "file_write",
+        {
+            "path": "docs/notes.md",
+            "kind": "create",
+            "excerpt": "# Notes\n*** Update File: not/a/header.py (inside content, after a '+')",
+        },
+    ),
     ("file_delete", {"path": "old/legacy.py"}),
-    ("file_edit", {"path": "src/helpers.py"}),
-    ("file_edit", {"path": "CLAUDE.md"}),
+    ("file_edit", {"path": "src/helpers.py", "excerpt": "x = 2"}),
+    ("file_edit", {"path": "CLAUDE.md", "excerpt": "b"}),
     ("rule_edit", {"path": "CLAUDE.md"}),
 ]
 
@@ -448,7 +543,7 @@ def test_apply_patch_records_every_file(tool: str, tool_input: dict[str, Any]) -
 def test_apply_patch_absolute_and_windows_paths() -> None:
     patch = "*** Begin Patch\n*** Add File: C:\\proj\\a.py\n+x\n*** Delete File: C:\\proj\\b.py\n"
     assert extracted("apply_patch", {"input": patch}, project="C:\\proj", cwd="C:\\proj") == [
-        ("file_write", {"path": "a.py", "kind": "create"}),
+        ("file_write", {"path": "a.py", "kind": "create", "excerpt": "x"}),
         ("file_delete", {"path": "b.py"}),
     ]
 

@@ -128,7 +128,11 @@ CASES: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
         [
             (
                 "subagent",
-                {"agent_type": "general-purpose", "description": "Audit dependencies"},
+                {
+                    "agent_type": "general-purpose",
+                    "description": "Audit dependencies",
+                    "prompt": "Audit the dependencies. [mock-subagent]",
+                },
             ),
             ("job_start", {"kind": "agent", "id": "<agent id>", "what": "Audit dependencies"}),
         ],

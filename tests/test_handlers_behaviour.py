@@ -378,10 +378,10 @@ def test_lookups_name_the_data_root_only_for_the_demo(demo: bool, tmp_path: Path
     p.hook("PreCompact", "s", trigger="auto")
     context = p.hook("SessionStart", "s", source="compact")
     assert context is not None
-    lookups = [el.text or "" for el in ET.fromstring(context).iter("lookup")]
-    assert lookups
+    search = ET.fromstring(context).findtext("search") or ""
     prefix = f"CTXMODE_HOME={p.env['CTXMODE_HOME']} "
-    assert all(text.startswith(prefix) == demo for text in lookups), lookups
+    assert search.startswith(prefix) == demo, search
+    assert search.count("CTXMODE_HOME") == context.count("CTXMODE_HOME")  # written once
 
 
 def test_a_hook_replaces_a_corrupt_store_and_records(tmp_path: Path) -> None:
@@ -406,13 +406,15 @@ def test_every_lookup_is_a_command_the_shell_runs_as_written(tmp_path: Path) -> 
     p.hook("PreCompact", "s", trigger="auto")
     context = p.hook("SessionStart", "s", source="compact")
     assert context is not None
-    lookups = [el.text or "" for el in ET.fromstring(context).iter("lookup")]
+    root = ET.fromstring(context)
+    lookups = [el.text or "" for el in root.iter("lookup")]
     assert lookups
+    search = root.findtext("search") or ""
     for text in lookups:
-        argv = shlex.split(text)
+        argv = shlex.split(f"{search} {text}")
         at = argv.index("search")
         assert Path(argv[at - 1]).name == "ctxmode", text
-        assert argv[at + 1 : at + 3] == ["--project", str(p.dir)], text
+        assert argv[at + 1 : at + 5] == ["--project", str(p.dir), "--session", "s"], text
     assert shell_quote("/home/dev/proj-1_a.b") == "/home/dev/proj-1_a.b"
     assert shell_quote("") == "''"
     assert shlex.split(search_command("/x/it's"))[-2:] == ["--project", "/x/it's"]
@@ -706,13 +708,15 @@ def test_a_locked_store_with_nothing_to_record_is_logged(
     from ctxmode.store import StoreLocked
 
     p = Project(tmp_path)
-    p.bash_failed("s", "make test", "Exit code 2\nmake: *** [test] Error 2")
+    # A tool ctxmode records nothing of, but its failure (a shell command's success is
+    # recorded itself: shell_call).
+    p.hook("PostToolUseFailure", "s", tool_name="LS", tool_input={"path": "build"}, error="no")
 
     def locked(*args: Any, **kwargs: Any) -> Store:
         raise StoreLocked("held")
 
     monkeypatch.setattr(Store, "open", locked)
-    p.bash("s", "make test", stdout="ok")
+    p.hook("PostToolUse", "s", tool_name="LS", tool_input={"path": "build"}, tool_response="a")
     assert "store locked; nothing to record" in _log_text(p)
     assert _spooled(p) == []
 

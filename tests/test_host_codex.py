@@ -137,7 +137,12 @@ def test_ledger_session_through_the_hooks(project: Path, rollout: Path) -> None:
         raw = load(name)
         assert hook(raw["hook_event_name"], moved(raw, project, rollout)) == b""
     rows = events(project)
-    assert {"path": "src/ledger/reconcile.py", "kind": "create"} in of_type(rows, "file_write")
+    assert {
+        "path": "src/ledger/reconcile.py",
+        "kind": "create",
+        "excerpt": "def reconcile(entries):\n    total = 0\n    for e in entries:\n"
+        "        total += e\n    return total",
+    } in of_type(rows, "file_write")
     assert [d["path"] for d in of_type(rows, "file_edit")] == ["src/ledger/reconcile.py"]
     assert [d["message"] for d in of_type(rows, "git_commit")] == ["Reconcile ledger totals"]
     # The failure only the rollout knows (exit 2), under the key a rerun would resolve.
@@ -205,7 +210,9 @@ def test_a_huge_patch_still_records_its_file(project: Path) -> None:
         "*** Begin Patch\n*** Add File: big/file.txt\n" + body + "*** End Patch"
     )
     hook("PostToolUse", raw)
-    assert {"path": "big/file.txt", "kind": "create"} in of_type(events(project), "file_write")
+    (written,) = of_type(events(project), "file_write")
+    assert (written["path"], written["kind"]) == ("big/file.txt", "create")
+    assert written["excerpt"].startswith("line 0\nline 1\n") and len(written["excerpt"]) <= 420
 
 
 # -- outcomes from the rollout file ------------------------------------------------------------

@@ -236,6 +236,7 @@ def test_subagent_events_carry_the_agent(version: str, tmp_path: Path, data_root
     inner = [r for r in events(data_root, sid) if r[3] is not None]
     assert {(r[1], r[3], r[4]) for r in inner} == {
         ("file_read", agent_id, "general-purpose"),
+        ("shell_call", agent_id, "general-purpose"),
         ("git_query", agent_id, "general-purpose"),
     }
     # The subagent's own prompt is no prompt of the person's.
@@ -416,13 +417,13 @@ def test_summary_line_dry_run_and_files(tmp_path: Path, data_root: Path) -> None
     dry = cli("import", "--all", "--dry-run", env=env)
     assert dry.exit_code == 0, dry.output
     assert dry.output.startswith("dry run: 5 files, 81 records read"), dry.output
-    assert "23 events to add" in dry.output and "2 compactions" in dry.output
+    assert "26 events to add" in dry.output and "2 compactions" in dry.output
     assert not (data_root / "sessions").exists() or not list((data_root / "sessions").glob("*.db"))
 
     one = cli("import", str(session_file(claude, "failing")), env=env)
-    assert one.exit_code == 0 and "1 file," in one.output and "3 events added" in one.output
+    assert one.exit_code == 0 and "1 file," in one.output and "4 events added" in one.output
     again = cli("import", "--all", env=env)
-    assert "20 events added" in again.output and "1 unchanged" in again.output, again.output
+    assert "22 events added" in again.output and "1 unchanged" in again.output, again.output
 
 
 def test_project_and_since_choose_the_files(tmp_path: Path, data_root: Path) -> None:
@@ -444,7 +445,7 @@ def test_project_and_since_choose_the_files(tmp_path: Path, data_root: Path) -> 
         in cli("import", "--project", str(tmp_path), env=env).output
     )
     mine_only = json.loads(cli("import", "--json", "--project", str(mine), env=env).output)
-    assert (mine_only["files"], mine_only["events_added"]) == (1, 3)
+    assert (mine_only["files"], mine_only["events_added"]) == (1, 4)
     os.utime(path, (1_000_000_000, 1_000_000_000))  # 2001
     recent = json.loads(cli("import", "--json", "--all", "--since", "7", env=env).output)
     assert recent["files"] + recent["unchanged"] == 4  # the 2001 file is left out

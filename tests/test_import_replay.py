@@ -151,7 +151,7 @@ def test_an_import_into_a_store_of_schema_3_upgrades_it_and_replays(
     before = rows(data_root, "SELECT count(*) FROM session_events")
     claude = copy_transcripts(tmp_path)
     assert run_import(claude, "--all")["replayed"] == 2
-    assert rows(data_root, "PRAGMA user_version") == [(4,)]
+    assert rows(data_root, "PRAGMA user_version") == [(5,)]
     assert rows(data_root, "SELECT count(*) FROM session_events")[0][0] > before[0][0]
     sid = session_ids()["compacted"]
     assert [(seq, bool(text)) for seq, text, _ in _replayed(data_root, sid)] == [

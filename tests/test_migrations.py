@@ -65,7 +65,7 @@ def connect(path) -> _sqlite3.Connection:
 def objects(conn) -> set[tuple[str, str]]:
     rows = conn.execute(
         "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
-        "AND name NOT LIKE 'events_fts_%'"
+        "AND name NOT LIKE 'events_fts_%' AND name NOT LIKE 'events_words_%'"
     ).fetchall()
     return {(t, n) for t, n in rows}
 
@@ -93,6 +93,8 @@ FTS_OBJECTS_V1 = {
 # m002: the searchable text of each event (its values), and the index over it.
 SCHEMA = SCHEMA_V1 | {
     ("view", "events_text"),
+    # m005: the text the trigram index holds (the values but outputs and excerpts).
+    ("view", "events_trigram"),
     ("table", "compaction"),
     ("table", "import_progress"),
     # m003: session_events.call_at, the calls' order (ctxmode.inflight), and its index.
@@ -104,14 +106,20 @@ FTS_OBJECTS = {
     ("trigger", "session_events_bd"),
     ("trigger", "session_events_bu"),
     ("trigger", "session_events_au"),
+    # m005: the word index beside the trigram one, with triggers of its own.
+    ("table", "events_words"),
+    ("trigger", "session_events_words_ai"),
+    ("trigger", "session_events_words_bd"),
+    ("trigger", "session_events_words_bu"),
+    ("trigger", "session_events_words_au"),
 }
 
 
 def test_blank_store_gets_the_full_schema(tmp_path):
     conn = connect(tmp_path / "s.db")
-    assert migrate(conn) == SCHEMA_VERSION == 4
+    assert migrate(conn) == SCHEMA_VERSION == 5
     assert objects(conn) == SCHEMA | FTS_OBJECTS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
     assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # INCREMENTAL
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT value FROM store_meta WHERE key = 'fts'").fetchone()[0] == "trigram"
@@ -268,7 +276,12 @@ def test_stale_version_read_is_rechecked_under_the_lock(tmp_path, monkeypatch):
         ran.append("m004")
         migrations.m004_replayed_snapshots(c)
 
-    assert migrate(conn, steps=[m001_spy, m002_spy, m003_spy, m004_spy]) == 4
+    def m005_spy(c):
+        ran.append("m005")
+        migrations.m005_word_index(c)
+
+    steps = [m001_spy, m002_spy, m003_spy, m004_spy, m005_spy]
+    assert migrate(conn, steps=steps) == 5
     assert ran == []  # no step ran twice
     assert objects(conn) == SCHEMA | FTS_OBJECTS
 

@@ -154,8 +154,12 @@ def test_lookups_run_for_a_project_path_with_special_characters(tmp_path: Path, 
     start = run_hook("SessionStart", {**base, "hook_event_name": "SessionStart",
                                       "source": "compact"}, env=env)  # fmt: skip
     context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
-    lookups = [el.text or "" for el in ET.fromstring(context).iter("lookup")]
+    root = ET.fromstring(context)
+    search = root.findtext("search") or ""
+    # As the preface says: the search command, then a section's lookup, or a few words.
+    lookups = [f"{search} {el.text or ''}" for el in root.iter("lookup")]
     assert len(lookups) >= 3
+    lookups.append(f"{search} invoice rounding")
     shell_env = {**os.environ, "CTXMODE_HOME": str(home)}
     shell_env.pop("CLAUDE_PROJECT_DIR", None)
     for lookup in lookups:

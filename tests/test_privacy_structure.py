@@ -232,7 +232,7 @@ from ctxmode.extract import masked
 for tool, ti, tr in [
     ("Bash", {{"command": "git status"}}, {{"stdout": "On branch main\\nnothing to commit", "stderr": ""}}),
     ("Read", {{"file_path": "/p/a.py"}}, {{"file": {{"filePath": "/p/a.py", "content": "token = x"}}}}),
-    ("Edit", {{"file_path": "/p/a.py", "old_string": "api_key = 1", "new_string": "secret = 2"}}, {{}}),
+    ("Edit", {{"file_path": "/p/a.py", "old_string": "api_key = 1", "new_string": "total = 2"}}, {{}}),
 ]:
     masked(payload.from_dict({{"tool_name": tool, "tool_input": ti, "tool_response": tr}}, "PostToolUse"))
 print("re" in sys.modules)
@@ -288,7 +288,7 @@ def test_prechecks_agree_on_generated_text(fields: tuple[str, str]) -> None:
 
 @pytest.mark.parametrize("width", range(10, 90, 3))
 def test_search_snippets_never_split_a_mask(width: int) -> None:
-    from ctxmode.store.search import make_snippet
+    from ctxmode.store.query import make_snippet
 
     text = "x" * 50 + " key [REDACTED:github-token] and the error was here " + "y" * 200
     snippet = make_snippet(text, ["error"], width=width)

@@ -116,28 +116,51 @@ def test_golden(name: str) -> None:
     assert xml.encode("utf-8") == path.read_bytes()
 
 
+# What each section's lookup lists: the events the section is made of.
+SECTION_KINDS = {
+    "requests": ["--category", "prompt"],
+    "tasks": ["--category", "task"],
+    "files_changed": ["--type", "file_edit,file_write,file_delete"],
+    "files_read": ["--type", "file_read"],
+    "errors": ["--type", "tool_error,output_error"],
+    "decisions": ["--category", "decision,role"],
+    "plan": ["--type", "plan_exit"],
+    "rules": ["--category", "rule"],
+    "git": ["--type", "git_commit,git_branch,git_op"],
+    "environment": ["--category", "env,cwd"],
+    "subagents": ["--category", "subagent"],
+    "mcp": ["--category", "mcp"],
+    "references": ["--category", "external-ref"],
+}
+
+
 @pytest.mark.parametrize("name", sorted(GOLDENS))
-def test_golden_lookups_stand_for_an_item_of_their_section(name: str) -> None:
+def test_golden_lookups_list_their_sections_events(name: str) -> None:
+    """The command is written once (<search>); each lookup is the options that list the
+    session's events of its section, enough of them for what the section stands for."""
     xml = GOLDENS[name]()
     root = ET.fromstring(xml)
+    command = root.findtext("search")
+    assert command == (
+        "/home/dev/.local/share/ctxmode/venv/bin/ctxmode search"
+        if name == "session20"
+        else "ctxmode search"
+    )
+    assert xml.count(command) == 1  # not repeated in every section
     for sec in root:
-        if sec.tag in ("preface", "omitted_sections"):
+        if sec.tag in ("preface", "search", "omitted_sections"):
             continue
         look = sec.find("lookup")
         assert look is not None, sec.tag
         words = shlex.split(look.text or "")
-        assert words[:-1] == shlex.split(
-            "/home/dev/.local/share/ctxmode/venv/bin/ctxmode search"
-            if name == "session20"
-            else "ctxmode search"
-        )
-        items = [e for e in sec if e.tag != "lookup"]
-        if not items:
-            continue  # a stub: nothing shown to compare with
-        shown = " ".join(" ".join([*e.attrib.values(), e.text or ""]) for e in items) + " ".join(
-            sec.attrib.values()
-        )
-        assert words[-1] in shown, (sec.tag, words[-1])
+        sid = root.get("session", "")
+        assert words[:2] == ["--session", sid if len(sid) <= 12 else sid[:8]]
+        assert words[2:4] == SECTION_KINDS[sec.tag]
+        total = len([e for e in sec if e.tag != "lookup"]) + int(sec.get("omitted", "0"))
+        if "--limit" in words:
+            assert int(words[words.index("--limit") + 1]) == min(total, 50) > 8
+        else:
+            assert total <= 8 or sec.tag == "plan"
 
 
 def test_fixture_session_matches_the_stream() -> None:
@@ -189,7 +212,7 @@ TASK_CASES = [
             ("task_update", {"id": "3", "subject": "Write the docs"}),
         ),
         '<tasks completed="1">\n'
-        "<lookup>ctxmode search 'Write tests'</lookup>\n"
+        "<lookup>--session s1 --category task</lookup>\n"
         '<task id="2" status="in_progress">Write tests</task>\n'
         '<task id="3" status="pending">Write the docs</task>\n'
         "</tasks>\n",
@@ -205,7 +228,7 @@ TASK_CASES = [
             ("task_update", {"id": "9", "status": "deleted"}),
         ),
         "<tasks>\n"
-        "<lookup>ctxmode search 'seven'</lookup>\n"
+        "<lookup>--session s1 --category task</lookup>\n"
         '<task id="7" status="in_progress">seven</task>\n'
         '<task id="2" status="pending">two</task>\n'
         '<task id="10" status="pending">ten</task>\n'
@@ -228,7 +251,7 @@ TASK_CASES = [
             ),
         ),
         '<tasks completed="1">\n'
-        "<lookup>ctxmode search 'd'</lookup>\n"
+        "<lookup>--session s1 --category task</lookup>\n"
         '<task id="4" status="pending">d</task>\n'
         "</tasks>\n",
         id="task-list-resets-state",
@@ -248,7 +271,7 @@ TASK_CASES = [
             ),
         ),
         '<tasks completed="1">\n'
-        "<lookup>ctxmode search 'Fix the lexer'</lookup>\n"
+        "<lookup>--session s1 --category task</lookup>\n"
         '<task status="in_progress">Fix the lexer</task>\n'
         '<task status="pending">Write the parser</task>\n'
         "</tasks>\n",
@@ -259,13 +282,13 @@ TASK_CASES = [
             ("task_create", {"id": "1", "subject": "Ship it"}),
             ("task_update", {"id": "1", "status": "completed"}),
         ),
-        "<tasks completed=\"1\">\n<lookup>ctxmode search 'Ship it'</lookup>\n</tasks>\n",
+        '<tasks completed="1">\n<lookup>--session s1 --category task</lookup>\n</tasks>\n',
         id="all-completed-only-counted",
     ),
     pytest.param(
         seq(("task_update", {"id": 5, "status": "in_progress", "subject": "numeric id"})),
         "<tasks>\n"
-        "<lookup>ctxmode search 'numeric id'</lookup>\n"
+        "<lookup>--session s1 --category task</lookup>\n"
         '<task id="5" status="in_progress">numeric id</task>\n'
         "</tasks>\n",
         id="update-of-unknown-numeric-id",
@@ -301,7 +324,7 @@ ERROR_CASES = [
             ("file_read", {"path": "src/x.py"}),
             ("file_delete", {"path": "src/x.py"}),
         ),
-        "<errors>\n<lookup>ctxmode search 'src/x.py'</lookup>\n"
+        "<errors>\n<lookup>--session s1 --type tool_error,output_error</lookup>\n"
         '<error tool="Read" key="src/x.py">File does not exist</error>\n</errors>\n',
         id="a-read-or-delete-resolves-nothing",
     ),
@@ -313,7 +336,7 @@ ERROR_CASES = [
                 {"tool": "Bash", "key": "make", "error": "Exit code 2\n\nsecond\nthird\nfourth"},
             ),
         ),
-        "<errors>\n<lookup>ctxmode search 'make'</lookup>\n"
+        "<errors>\n<lookup>--session s1 --type tool_error,output_error</lookup>\n"
         '<error tool="Bash" key="make" count="2">Exit code 2 | second | third</error>\n</errors>\n',
         id="repeated-error-counted-newest-text",
     ),
@@ -324,7 +347,7 @@ ERROR_CASES = [
             ("tool_error", {"tool": "Bash", "key": "make", "error": "boom again"}),
             ("tool_error", {"tool": "WebFetch", "error": "preflight failed"}),
         ),
-        "<errors resolved=\"1\">\n<lookup>ctxmode search 'preflight failed'</lookup>\n"
+        '<errors resolved="1">\n<lookup>--session s1 --type tool_error,output_error</lookup>\n'
         '<error tool="WebFetch">preflight failed</error>\n'
         '<error tool="Bash" key="make">boom again</error>\n</errors>\n',
         id="fails-again-after-fix-and-keyless",
@@ -353,18 +376,18 @@ def test_files_changed_and_read() -> None:
     s("file_delete", {"path": "b.py"})
     xml = snap(s.events)
     assert section(xml, "files_changed") == (
-        "<files_changed>\n<lookup>ctxmode search 'b.py'</lookup>\n"
+        "<files_changed>\n<lookup>--session s1 --type file_edit,file_write,file_delete</lookup>\n"
         '<file path="b.py" change="write,delete" count="2"/>\n'
         '<file path="CLAUDE.md" change="edit" count="1"/>\n'
         '<file path="a.py" change="create,edit" count="3"/>\n'
         "</files_changed>\n"
     )
     assert section(xml, "files_read") == (
-        "<files_read>\n<lookup>ctxmode search 'README.md'</lookup>\n"
+        "<files_read>\n<lookup>--session s1 --type file_read</lookup>\n"
         '<file path="README.md" count="2"/>\n<file path="setup.cfg"/>\n</files_read>\n'
     )
     assert section(xml, "rules") == (
-        "<rules>\n<lookup>ctxmode search 'CLAUDE.md'</lookup>\n"
+        "<rules>\n<lookup>--session s1 --category rule</lookup>\n"
         '<rule path="CLAUDE.md" change="edit"/>\n</rules>\n'
     )
 
@@ -394,7 +417,7 @@ def test_git_section() -> None:
     s("git_query", {"op": "status", "args": ""})
     assert section(snap(s.events), "git") == (
         '<git branch="feature/x" changed_since_commit="1">\n'
-        "<lookup>ctxmode search 'Second: don'\\''t panic'</lookup>\n"
+        "<lookup>--session s1 --type git_commit,git_branch,git_op</lookup>\n"
         '<commit sha="bbbbbbb" dir="lib">Second: don\'t panic</commit>\n'
         '<commit sha="aaaaaaa">First</commit>\n'
         '<op count="2">push origin feature/x</op>\n'
@@ -431,7 +454,7 @@ def test_requests_decisions_plan_env_agents_mcp_refs() -> None:
     xml = snap(s.events)
     assert section(xml, "requests") == (
         '<requests omitted="1">\n'
-        "<lookup>ctxmode search 'prompt number 5'</lookup>\n"
+        "<lookup>--session s1 --category prompt</lookup>\n"
         "<goal>prompt number 1</goal>\n"
         '<prompt intent="implement">prompt number 3</prompt>\n'
         '<prompt intent="fix">prompt number 4</prompt>\n'
@@ -439,30 +462,30 @@ def test_requests_decisions_plan_env_agents_mcp_refs() -> None:
         "</requests>\n"
     )
     assert section(xml, "decisions") == (
-        "<decisions>\n<lookup>ctxmode search 'You are a terse reviewer'</lookup>\n"
+        "<decisions>\n<lookup>--session s1 --category decision,role</lookup>\n"
         "<role>You are a terse reviewer</role>\n"
         "<decision>Use tabs</decision>\n"
         "<decision>Use spaces, not tabs</decision>\n</decisions>\n"
     )
     assert section(xml, "plan") == (
-        "<plan>\n<lookup>ctxmode search 'Plan: rounding'</lookup>\n"
+        "<plan>\n<lookup>--session s1 --type plan_exit --full</lookup>\n"
         '<text path="p.md"># Plan: rounding\n1. Round half-up\n2. Test</text>\n</plan>\n'
     )
     assert section(xml, "environment") == (
-        "<environment cwd=\"/w/b\">\n<lookup>ctxmode search 'python -m venv .venv'</lookup>\n"
+        '<environment cwd="/w/b">\n<lookup>--session s1 --category env,cwd</lookup>\n'
         '<setup kind="venv" tool="python" count="2">python -m venv .venv</setup>\n'
         '<setup kind="install" tool="npm">npm ci</setup>\n</environment>\n'
     )
     assert section(xml, "subagents") == (
-        "<subagents>\n<lookup>ctxmode search 'Review the diff'</lookup>\n"
+        "<subagents>\n<lookup>--session s1 --category subagent</lookup>\n"
         '<subagent type="reviewer">Review the diff</subagent>\n</subagents>\n'
     )
     assert section(xml, "mcp") == (
-        "<mcp>\n<lookup>ctxmode search 'billing lookup'</lookup>\n"
+        "<mcp>\n<lookup>--session s1 --category mcp</lookup>\n"
         '<tool server="billing" name="lookup" count="2"/>\n</mcp>\n'
     )
     assert section(xml, "references") == (
-        "<references>\n<lookup>ctxmode search 'https://example.com/a?b=1'</lookup>\n"
+        "<references>\n<lookup>--session s1 --category external-ref</lookup>\n"
         '<url count="2">https://example.com/a?b=1&amp;c=2</url>\n'
         "<web_search>python decimal rounding</web_search>\n</references>\n"
     )
@@ -473,6 +496,7 @@ def test_sections_appear_in_order_of_importance() -> None:
     tags = [e.tag for e in ET.fromstring(xml)]
     assert tags == [
         "preface",
+        "search",
         "requests",
         "tasks",
         "files_changed",
@@ -517,7 +541,7 @@ def test_injection_stays_inert_text() -> None:
     s("tool_error", {"tool": "Bash", "key": INJECTION, "error": INJECTION})
     xml = snap(s.events)
     root = ET.fromstring(xml)
-    assert [e.tag for e in root] == ["preface", "requests", "files_changed", "errors"]
+    assert [e.tag for e in root] == ["preface", "search", "requests", "files_changed", "errors"]
     assert root.find("requests/prompt").text == INJECTION
     assert root.find("files_changed/file").get("path") == INJECTION
     assert "<system>" not in xml and xml.count("</session_resume>") == 1
@@ -647,39 +671,46 @@ def test_shell_quote() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "query"),
+    ("session", "option"),
     [
-        ("Now add the tests & check <total>", "Now add the tests"),
-        ("a&b<c>d", "a"),  # no stretch of 12 characters: the longest one
-        ("--help me find it", "help me find it"),
-        ("don't stop", "don't stop"),
-        ("word " * 30, "word word word word word word word word word word word word"),
-        ("x" * 100, "x" * 60),
+        ("aaaa1111-0000-4000-8000-000000000001", ["--session", "aaaa1111"]),
+        ("s1", ["--session", "s1"]),
+        ("session one", ["--session", "session one"]),  # quoted: one word
+        ("it's $(id)", ["--session", "it's $(id)"]),
+        ("", []),
     ],
 )
-def test_lookup_query(text: str, query: str) -> None:
-    xml = snap(Seq()("user_prompt", {"text": text}).events)
+def test_lookup_session_option(session: str, option: list[str]) -> None:
+    xml = snap(Seq()("user_prompt", {"text": "x"}).events, session_id=session)
     (look,) = lookups(xml)
-    assert shlex.split(look) == ["ctxmode", "search", query]
+    assert shlex.split(look) == [*option, "--category", "prompt"]
 
 
 def test_lookups_run_in_a_shell_exactly_as_written(tmp_path: Path) -> None:
-    fake = tmp_path / "ctxmode"
+    """The search command and a lookup, put together as the preface says, run in a shell
+    as they read, whatever the session id, paths or messages hold."""
+    fake = tmp_path / "dir with space" / "ctxmode"
+    fake.parent.mkdir()
     fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\n')
     fake.chmod(0o755)
     s = Seq()
     s("user_prompt", {"text": 'it\'s $(rm -rf ~) `id` \\n "q" ; echo pwned | cat'})
     s("file_edit", {"path": "dir with space/it's.py"})
     s("git_commit", {"message": "Fix: don't double-round <cents> & more", "sha": "abc"})
-    xml = snap(s.events, search_command=f"{fake} search")
+    quoted = shell_quote(str(fake))
+    xml = snap(s.events, session_id="it's; rm ~", search_command=f"{quoted} search")
+    command = ET.fromstring(xml).findtext("search")
     outputs = []
     for look in lookups(xml):
-        out = subprocess.run(["sh", "-c", look], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            ["sh", "-c", f"{command} {look}"], capture_output=True, text=True, check=True
+        )
         outputs.append(out.stdout)
+    session = "[search]\n[--session]\n[it's; rm ~]\n"
     assert outputs == [
-        '[search]\n[it\'s $(rm -rf ~) `id` \\n "q" ; echo pwned | cat]\n',
-        "[search]\n[dir with space/it's.py]\n",
-        "[search]\n[Fix: don't double-round]\n",
+        f"{session}[--category]\n[prompt]\n",
+        f"{session}[--type]\n[file_edit,file_write,file_delete]\n",
+        f"{session}[--type]\n[git_commit,git_branch,git_op]\n",
     ]
 
 
@@ -811,10 +842,11 @@ def test_property_always_well_formed_and_within_budget(
     assert nbytes(xml) <= min(max(budget, MIN_BUDGET), MAX_CHARS)
     assert "<system>" not in xml
     assert build_snapshot(list(events), search_command=search_command, **kw) == xml  # type: ignore[arg-type]
-    if search_command == "ctxmode search":
-        for look in lookups(xml):
-            words = shlex.split(look)  # written unescaped, so it runs exactly as it reads
-            assert words[:2] == ["ctxmode", "search"] and len(words) == 3 and words[2]
+    for look in lookups(xml):
+        words = shlex.split(look)  # written unescaped, so it runs exactly as it reads
+        kind = next(n for n, w in enumerate(words) if w in ("--type", "--category"))
+        assert not words[kind + 1].startswith("-")  # the option has its value
+        assert words[0] in ("--session", "--type", "--category")
 
 
 _IDS = st.sampled_from(["1", "2", "3", "4", "7", "10", "11"])

@@ -97,8 +97,8 @@ def test_provenance_says_which_session_when_and_why() -> None:
     assert root.findtext("preface") == (
         f"Facts recorded by ctxmode in an earlier session (id {EARLIER}, ended "
         "2026-12-01T11:00:00.000Z), not in this one; given at this fresh start because "
-        "the inject_on_startup setting is on. Each lookup is a shell command that prints "
-        "the details a section leaves out."
+        "the inject_on_startup setting is on. Run the search command below with a few "
+        "words for any other detail, or with a section's lookup for what it leaves out."
     )
     # Everything after the preface is the stored snapshot, byte for byte.
     assert handed.split("</preface>", 1)[1] == xml.split("</preface>", 1)[1]

@@ -35,15 +35,11 @@ def seq(*specs: tuple) -> list[SessionEvent]:
     return out
 
 
-def lookup_query(xml: str, tag: str) -> str:
-    """The query of ``tag``'s lookup, as the shell reads the command."""
-    sec = ET.fromstring(xml).find(tag)
-    assert sec is not None
+def lookup_options(xml: str, tag: str) -> list[str]:
+    """The options of ``tag``'s lookup, as the shell reads them."""
     raw = section(xml, tag) or ""
     look = raw[raw.index("<lookup>") + len("<lookup>") : raw.index("</lookup>")]
-    words = shlex.split(look)
-    assert words[:2] == ["ctxmode", "search"]
-    return words[2]
+    return shlex.split(look)
 
 
 # ---------------------------------------------------------------------------------------
@@ -160,42 +156,32 @@ def test_the_environment_section_with_only_a_cwd_or_only_a_setup() -> None:
     assert [s.text for s in env.findall("setup")] == ["npm ci"]
 
 
-def test_the_git_lookup_names_the_branch_when_nothing_was_committed() -> None:
+def test_the_git_lookup_lists_its_events_when_nothing_was_committed() -> None:
     events = seq(
         ("git_branch", {"op": "switch", "branch": "feature/login-redirect", "created": True}),
         ("git_op", {"op": "push", "args": "-u origin feature/login-redirect"}),
     )
     xml = snap(events)
-    assert lookup_query(xml, "git") == "feature/login-redirect"
+    assert lookup_options(xml, "git") == [
+        "--session",
+        "s1",
+        "--type",
+        "git_commit,git_branch,git_op",
+    ]
     assert ET.fromstring(xml).find("git/op") is not None
 
 
 @pytest.mark.parametrize(
-    ("events", "tag", "fallback"),
+    ("events", "tag", "kinds"),
     [
-        (seq(("user_prompt", {"text": "<<>> & <>"})), "requests", "prompt"),
-        (seq(("task_create", {"id": "1", "subject": "&&&"})), "tasks", "task"),
-        (seq(("decision", {"text": "<>"})), "decisions", "decision"),
+        (seq(("user_prompt", {"text": "<<>> & <> $(id)"})), "requests", "prompt"),
+        (seq(("task_create", {"id": "1", "subject": "&&& '"})), "tasks", "task"),
+        (seq(("decision", {"text": "<> `id`"})), "decisions", "decision,role"),
     ],
 )
-def test_a_lookup_with_no_searchable_text_searches_the_section(
-    events: list[SessionEvent], tag: str, fallback: str
-) -> None:
-    assert lookup_query(snap(events), tag) == fallback
-
-
-@pytest.mark.parametrize(
-    ("text", "query"),
-    [
-        # Only "<": the lookup still holds no XML-special character.
-        ("x<y compare fails in the sorter", "y compare fails in the sorter"),
-        # Too long: cut at a space in its second half, else at 60 characters.
-        ("a" * 35 + " " + "b" * 40, "a" * 35),
-        ("a" * 25 + " " + "b" * 40, ("a" * 25 + " " + "b" * 40)[:60]),
-    ],
-)
-def test_the_lookup_query_of_a_request(text: str, query: str) -> None:
-    assert lookup_query(snap(seq(("user_prompt", {"text": text}))), "requests") == query
+def test_a_lookup_holds_no_item_text(events: list[SessionEvent], tag: str, kinds: str) -> None:
+    """What a section's items say never reaches its lookup: it lists the section's kind."""
+    assert lookup_options(snap(events), tag) == ["--session", "s1", "--category", kinds]
 
 
 # ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import _sqlite3
 import json
 import os
 import random
+import re
 import stat
 import subprocess
 import sys
@@ -782,24 +783,27 @@ def ids(hits) -> list[int]:
 @pytest.mark.parametrize(
     ("query", "kwargs", "expected_ids"),
     [
-        ("hello.py", {}, [1]),
+        # Ranked OR: every event sharing a word, identifier or phrase; best first.
+        ("hello.py", {}, [1, 6, 2]),  # the exact path first, then the other .py events
         ("HELLO", {}, [1]),
-        ("snap", {}, [5, 2]),
-        ("snapshot bug", {}, [2]),
+        ("snap", {}, [5, 2]),  # no event holds the word: found inside "Snapshot"
+        ("snapshot bug", {}, [2, 5]),  # both words first, one of them next
         ('"bug in store"', {}, [2]),
-        ('"store bug"', {}, []),
-        ("Error", {}, [3]),
-        (".py", {}, [6, 2, 1]),
-        ("py", {}, [6, 3, 2, 1]),  # 3: "pytest"
-        ("src py", {}, [6, 1]),
-        ("a_b", {}, [8]),  # "_" is literal (event 7 has "a-b")
+        ('"store bug"', {}, [2]),  # no such phrase: its words still find the event
+        ("Error", {}, [3]),  # inside "AssertionError"
+        (".py", {}, [6, 1, 2]),
+        ("py", {}, [6, 1, 2]),  # the word "py", not "pytest"
+        ("src py", {}, [6, 1, 2]),
+        ("a_b", {}, [8]),  # "_" is literal (event 7 has "a-b"; one letter is no word)
         ("a_b%20", {}, [8]),
         ("%", {}, [8]),
         ("_", {}, [8]),
         ("nothing-like-this", {}, []),
-        ("py", {"session_id": "s1"}, [3, 2, 1]),
+        ("py", {"session_id": "s1"}, [1, 2]),
         ("snap", {"category": "git"}, [5]),
         ("src", {"type": "file_edit"}, [6, 1]),
+        ("src", {"type": ["file_edit", "file_read"]}, [6, 1]),
+        ("snap", {"category": ["git", "prompt"]}, [5, 2]),
         ("snap", {"since": at(120)}, [5]),
         ("snap", {"since": at(10_000)}, []),
         ("py", {"session_id": "nobody"}, []),
@@ -815,7 +819,7 @@ def test_search_hits(tmp_path, monkeypatch, fts, query, kwargs, expected_ids):
     assert s.fts_enabled() is fts
     fill(s)
     hits = s.search(query, **kwargs)
-    assert sorted(ids(hits)) == sorted(expected_ids)  # order: see the ranking tests
+    assert ids(hits) == expected_ids
     stored = {e.id: e.as_dict() for sid in ("s1", "s2", "s3") for e in s.session_events(sid)}
     for hit in hits:  # a hit carries every field of the stored event
         fields = hit.as_dict()
@@ -848,18 +852,21 @@ def test_search_never_fails_on_fts_syntax(tmp_path, monkeypatch, fts, query):
     fill(s)
     hits = s.search(query)
     assert isinstance(hits, list)
-    for h in hits:  # every hit really contains every term
-        assert all(t.lower() in h.data.lower() for t in parse_query(query))
+    for h in hits if parse_query(query) else []:  # every hit holds a word of the query
+        words = [w for t in parse_query(query) for w in re.findall(r"\w+", t.lower())]
+        assert any(w in h.data.lower() for w in words) or any(
+            t.lower() in h.data.lower() for t in parse_query(query)
+        )
     assert s.integrity_check() == "ok"
 
 
 @pytest.mark.parametrize(
     ("query", "expected"),
-    [("NEAR(a b)", [7]), ("*glob*", [7]), ('fn(x) "a-b"', [7]), ("^caret", [7])],
+    [("NEAR(a b)", [7, 8]), ("*glob*", [7]), ('fn(x) "a-b"', [7, 8]), ("^caret", [7])],
 )
 def test_search_finds_literal_syntax_characters(store, query, expected):
     fill(store)
-    assert ids(store.search(query)) == expected
+    assert ids(store.search(query)) == expected  # 8 shares the word "b"
 
 
 def test_search_relevance_beats_recency(store):
@@ -887,11 +894,12 @@ def test_search_recency_breaks_ties(store):
     add(store, "new", [read("src/same.py")], seconds=5000)
     add(store, "same-time-a", [read("lib/same.py")], seconds=9000)
     add(store, "same-time-b", [read("lib/same.py")], seconds=9000)
-    hits = store.search("src/same.py")
-    assert [h.session_id for h in hits] == ["new", "old"]
+    hits = store.search("src/same.py")  # then the lib/same.py events: they share words
+    assert [h.session_id for h in hits][:2] == ["new", "old"]
     assert hits[0].rank > hits[1].rank
     hits = store.search("lib/same.py")
-    assert [h.session_id for h in hits] == ["same-time-b", "same-time-a"]  # equal: newer id first
+    # equal: the newer id first
+    assert [h.session_id for h in hits][:2] == ["same-time-b", "same-time-a"]
 
 
 def test_like_fallback_gives_the_same_hits(tmp_path, monkeypatch):
@@ -928,9 +936,10 @@ def test_like_fallback_gives_the_same_hits(tmp_path, monkeypatch):
 def test_purge_session_removes_rows_and_search_entries(store):
     fill(store)
     store.save_resume("s1", "<r/>", 3)
-    assert ids(store.search("hello.py")) == [1]
+    assert ids(store.search("hello.py"))[0] == 1
     assert store.purge_session("s1") == 3
-    assert store.search("hello.py") == []
+    assert 1 not in ids(store.search("hello.py"))
+    assert store.search("hello") == []
     assert store.session_events("s1") == [] and store.resumes("s1") == []
     assert [m["session_id"] for m in store.sessions()] == ["s3", "s2"]
     assert store.integrity_check() == "ok"
@@ -1277,7 +1286,12 @@ def test_search_finds_exactly_the_matches_in_a_large_store(tmp_path):
     try:
         bulk_fill(big, 20_000)
         hits = big.search("src/gamma_40.py", limit=1000)
-        assert hits and all("src/gamma_40.py" in h.data for h in hits)
+        exact = [h.id for h in hits if "src/gamma_40.py" in h.data]
+        stored = big.conn.execute(
+            r"SELECT COUNT(*) FROM session_events WHERE data LIKE '%src/gamma\_40.py%' ESCAPE '\'"
+        ).fetchone()[0]
+        assert exact and len(exact) == stored
+        assert [h.id for h in hits[: len(exact)]] == exact  # the identifier's events first
         assert big.search("no-such-thing-anywhere") == []
         assert all(h.session_id == "bulk7" for h in big.search("src/beta", session_id="bulk7"))
         before = len(big.session_events("timed"))

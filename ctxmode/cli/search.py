@@ -1,18 +1,23 @@
-"""``ctxmode search``: find stored events by text.
+"""``ctxmode search``: find stored events by what they say.
 
-This is what the snapshot's ``<lookup>`` hints run, through the model's Bash tool, so
-the query is literal text (``:``, ``?``, ``'``, ``-``, ``AND``/``OR`` mean themselves)
-and the output must show the whole stored item, not a preview. Ranking and matching
-are the store's (:meth:`ctxmode.store.Store.search`): every word of the query must
-occur in the values of the event's data (not its JSON keys or escapes), as a
-case-insensitive substring.
+This is what an agent runs after a compaction, in its own words, and what the snapshot's
+``<lookup>`` hints run, through the model's Bash tool. The query is literal text (``:``,
+``?``, ``'``, ``-``, ``AND``/``OR`` mean themselves); ranking is the store's
+(:meth:`ctxmode.store.Store.search`): every event sharing a word, identifier or phrase
+with the query is a match, the best first.
+
+The output is made for a model: each hit says when, in which session, what kind of
+event, and shows the lines that matched (flagged ``»``, their text as stored; the words
+in colour on a terminal), long values cut around them; the last line says how many
+matched and how to get more. ``--full`` shows every field whole, ``--json`` everything
+as data. Whatever is asked, the output stays bounded (:data:`MAX_OUTPUT_BYTES`), and it
+is written as UTF-8 bytes whatever the query or the terminal holds.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -25,26 +30,29 @@ from ctxmode.cli.common import (
     limit_option,
     open_store,
     project_option,
-    relative_time,
     resolve_session,
     resolve_worktree,
     since_option,
     worktree_option,
 )
 from ctxmode.cli.common import parse_since as parse_since  # re-exported: shared by all commands
+from ctxmode.cli.search_output import MAX_OUTPUT_BYTES as MAX_OUTPUT_BYTES  # re-exported
+from ctxmode.cli.search_output import Block as Block
+from ctxmode.cli.search_output import data_fields as data_fields
+from ctxmode.cli.search_output import describe_filters, fold, no_match, render
+from ctxmode.cli.search_output import wrap_field as wrap_field
 from ctxmode.events import CATEGORIES, TYPES
 from ctxmode.redact import visible
-from ctxmode.store import SEARCH_CANDIDATES, SearchHit, Store, StoreError, parse_query
+from ctxmode.store import SearchHit, SearchHits, Store, StoreError, parse_query
 
-DEFAULT_LIMIT = 10
-# The human output folds identical events (same type and data, e.g. a file read ten
-# times) into one block, so it ranks every candidate the store considers (its cost
-# hardly depends on the limit) and shows the best ``--limit`` distinct items.
+DEFAULT_LIMIT = 8  # the compact output of 8 hits: a median under 3 KB
+# Identical events (a file read ten times) fold into one item: ask the store for more
+# hits than are shown, so that ``limit`` distinct items remain.
 FETCH_PER_BLOCK = 4
-WRAP_WIDTH = 100
-INDENT = "    "
-PRIORITY_NAMES = {1: "critical", 2: "high", 3: "normal", 4: "low", 5: "minor"}
-NARROW_HINT = "--session ID, --category C, --type T or --since 24h"
+MIN_FETCH = 50
+MAX_SHOWN = 500  # more compact hits than 32 KB can hold
+MAX_JSON_BYTES = 1024 * 1024
+MAX_JSON_HITS = 5000
 
 # ---------------------------------------------------------------- searching
 
@@ -54,14 +62,14 @@ def find(
     query: str,
     *,
     session_id: str | None = None,
-    category: str | None = None,
-    type_: str | None = None,
+    category: str | list[str] | None = None,
+    type_: str | list[str] | None = None,
     since: str | None = None,
     limit: int = DEFAULT_LIMIT,
     worktree: str | None = None,
     client: str | None = None,
-) -> list[SearchHit]:
-    """The best ``limit`` hits for ``query``, best first.
+) -> SearchHits:
+    """The best ``limit`` hits for ``query``, best first (with the total matched).
 
     The store matches the values of the event data as a person reads them (a backslash
     is one backslash, a line break a line break), never its JSON keys or escapes.
@@ -78,195 +86,6 @@ def find(
         worktree=worktree,
         client=None if client is None else (client, None) if client == hosts.DEFAULT else (client,),
     )
-
-
-class Block:
-    """One item of the human output: a hit and the identical events folded into it."""
-
-    __slots__ = ("count", "first_at", "hit", "sessions")
-
-    def __init__(self, hit: SearchHit) -> None:
-        self.hit = hit
-        self.count = 1
-        self.first_at = hit.created_at or ""
-        self.sessions = {hit.session_id}
-
-    def add(self, hit: SearchHit) -> None:
-        self.count += 1
-        self.first_at = min(self.first_at, hit.created_at or "")
-        self.sessions.add(hit.session_id)
-
-
-def fold(hits: list[SearchHit]) -> list[Block]:
-    """Group hits with the same type and data, in rank order of each group's best hit."""
-    blocks: dict[tuple[str, str], Block] = {}
-    for hit in hits:
-        key = (hit.type, hit.data)
-        if key in blocks:
-            blocks[key].add(hit)
-        else:
-            blocks[key] = Block(hit)
-    return list(blocks.values())
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return orjson.dumps(value).decode()
-
-
-def _inline(value: Any) -> str:
-    """A list item on one line: ``key: value, key: value`` for objects."""
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
-    return _scalar(value)
-
-
-def data_fields(data: str) -> list[tuple[str, str]]:
-    """``(key, text)`` pairs of an event's data: its JSON object decoded, or the raw text."""
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return [("", data)]
-    if not isinstance(value, dict):
-        return [("", data)]
-    fields: list[tuple[str, str]] = []
-    for key, item in value.items():
-        if isinstance(item, list) and item and any(isinstance(x, dict) for x in item):
-            fields.append((str(key), "\n".join("- " + _inline(x) for x in item)))
-        elif isinstance(item, list) and all(not isinstance(x, (dict, list)) for x in item):
-            fields.append((str(key), ", ".join(_scalar(x) for x in item)))
-        else:
-            fields.append((str(key), _scalar(item)))
-    return fields
-
-
-def wrap_field(key: str, text: str, width: int = WRAP_WIDTH) -> list[str]:
-    """``key: text`` wrapped at spaces (never inside a word) with a hanging indent."""
-    head = f"{INDENT}{key}: " if key else INDENT
-    hang = " " * len(head)
-    out: list[str] = []
-    for number, line in enumerate(text.split("\n")):
-        prefix = head if number == 0 else hang
-        pieces = textwrap.wrap(
-            line,
-            width=max(width - len(prefix), 20),
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
-        if not pieces:
-            out.append(prefix.rstrip())
-            continue
-        out.append(prefix + pieces[0])
-        out.extend(hang + piece for piece in pieces[1:])
-    return out
-
-
-def _stamp(iso: str | None) -> str:
-    if not iso:
-        return "-"
-    return f"{iso[:10]} {iso[11:19]} UTC"
-
-
-def block_lines(number: int, block: Block, now: float | None = None) -> tuple[str, list[str]]:
-    """The header line and the data lines of one block."""
-    hit = block.hit
-    priority = int(hit.priority)
-    parts = [
-        f"[{number}] {_stamp(hit.created_at)} ({relative_time(hit.created_at, now)})",
-        f"session {str(hit.session_id or '')[:8]}",
-        f"{hit.category}/{hit.type}",
-        f"priority {priority} ({PRIORITY_NAMES.get(priority, '?')})",
-    ]
-    if hit.agent_type or hit.agent_id:
-        parts.append(f"subagent {hit.agent_type or hit.agent_id}")
-    lines: list[str] = []
-    for key, text in data_fields(str(hit.data)):
-        lines.extend(wrap_field(key, text))
-    if block.count > 1:
-        where = f" in {len(block.sessions)} sessions" if len(block.sessions) > 1 else ""
-        lines.append(
-            f"{INDENT}({block.count} identical events{where}, first {_stamp(block.first_at)})"
-        )
-    # Stored text is shown as it is: invisible and direction-changing characters as escapes.
-    return visible(" · ".join(parts)), [visible(line) for line in lines]
-
-
-def highlighter(terms: list[str]) -> re.Pattern[str] | None:
-    """A pattern matching any query term, case-insensitively (longest first)."""
-    wanted = sorted({t for t in terms if t}, key=len, reverse=True)
-    if not wanted:
-        return None
-    return re.compile("|".join(re.escape(t) for t in wanted), re.IGNORECASE)
-
-
-def render(
-    query: str,
-    blocks: list[Block],
-    *,
-    total: int,
-    capped: bool,
-    limit: int,
-    filters: str,
-    color: bool,
-    now: float | None = None,
-) -> str:
-    """The human output of a search: one block per match, then a footer line.
-
-    ``blocks`` are the ones shown, of ``total`` distinct matches found; ``capped`` when
-    the store stopped at its candidate limit, so that more may exist.
-    """
-    pattern = highlighter(parse_query(query)) if color else None
-    out: list[str] = []
-    for number, block in enumerate(blocks, start=1):
-        header, lines = block_lines(number, block, now)
-        out.append(click.style(header, bold=True) if color else header)
-        for line in lines:
-            if pattern is not None:
-                line = pattern.sub(lambda m: click.style(m.group(0), fg="yellow", bold=True), line)
-            out.append(line)
-        out.append("")
-    shown = len(blocks)
-    events = sum(block.count for block in blocks)
-    noun = "match" if shown == 1 else "matches"
-    subject = f"{_subject(query)}{filters}"
-    folded = f" ({events} events, identical ones folded)" if events > shown else ""
-    if total > shown:
-        out.append(
-            f"{shown} of {total}{'+' if capped else ''} matches {subject}{folded}; "
-            f"raise --limit (now {limit}) or narrow with {NARROW_HINT}."
-        )
-    elif capped:
-        out.append(
-            f"{shown} {noun} {subject}{folded}, among the newest matching events only: "
-            f"narrow with {NARROW_HINT} to reach older ones."
-        )
-    else:
-        out.append(f"{shown} {noun} {subject}{folded}. Narrow with {NARROW_HINT}.")
-    return "\n".join(out) + "\n"
-
-
-def _subject(query: str) -> str:
-    query = visible(query)
-    if not query:
-        return "among the newest events"
-    # Quoted for reading, not repr(): a backslash in the query shows as itself.
-    return f"for '{query}'" if "'" not in query else f'for "{query}"'
-
-
-def describe_filters(**filters: str | None) -> str:
-    """`` (session x, category y)`` for the footer, or ``""``."""
-    parts = [f"{name} {value}" for name, value in filters.items() if value is not None]
-    return f" ({', '.join(parts)})" if parts else ""
 
 
 def hit_json(hit: SearchHit) -> dict[str, Any]:
@@ -287,6 +106,29 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
         "rank": hit.rank,
         "snippet": hit.snippet,
     }
+
+
+def json_output(hits: list[SearchHit]) -> tuple[bytes, int]:
+    """The ``--json`` document of ``hits`` within :data:`MAX_JSON_BYTES`, and how many
+    hits it holds."""
+    items: list[bytes] = []
+    size = 2
+    for hit in hits:
+        item = orjson.dumps(hit_json(hit), option=orjson.OPT_INDENT_2)
+        if items and size + len(item) > MAX_JSON_BYTES:
+            break
+        items.append(item)
+        size += len(item) + 2
+    if not items:
+        return b"[]", 0
+    body = b",\n".join(b"\n".join(b"  " + line for line in item.split(b"\n")) for item in items)
+    return b"[\n" + body + b"\n]", len(items)
+
+
+def byte_safe(text: str) -> bytes:
+    """``text`` as UTF-8, whatever it holds: a lone surrogate (a query's invalid UTF-8
+    bytes, as the shell passed them) is written as its escape, never an error."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = None) -> bool:
@@ -315,6 +157,21 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 # ---------------------------------------------------------------- the command
 
 
+def _names(values: tuple[str, ...], known: Sequence[str], option: str) -> list[str] | None:
+    """``--type a,b --type c`` → ``[a, b, c]``, each checked (as click's Choice says a
+    wrong one); None when not given."""
+    names = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    if not values:
+        return None
+    wrong = [n for n in names if n not in known]
+    if wrong or not names:
+        choices = ", ".join(repr(k) for k in known)
+        raise click.BadParameter(
+            f"{wrong[0] if wrong else ''!r} is not one of {choices}.", param_hint=option
+        )
+    return names
+
+
 @click.command()
 @click.argument("query", nargs=-1)
 @project_option
@@ -323,19 +180,27 @@ def record_output(store: Store, output_bytes: int, env: dict[str, str] | None = 
 @click.option("--session", help="Only this session (a full id, or the start of one).")
 @click.option(
     "--category",
-    type=click.Choice(CATEGORIES),
+    multiple=True,
     metavar="CATEGORY",
-    help=f"Only events of this category ({', '.join(CATEGORIES)}).",
+    help=f"Only events of these categories (repeat, or a,b): {', '.join(CATEGORIES)}.",
 )
 @click.option(
     "--type",
     "type_",
-    type=click.Choice(sorted(TYPES)),
+    multiple=True,
     metavar="TYPE",
-    help="Only events of this type (file_edit, git_commit, tool_error, ...).",
+    help="Only events of these types (repeat, or a,b): file_edit, git_commit, shell_call, ...",
 )
 @since_option
 @limit_option("Show at most this many matches.", default=DEFAULT_LIMIT)
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Skip the first N matches (the next page).",
+)
+@click.option("--full", is_flag=True, help="Every field of each match, whole.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of hits (all event fields).")
 def search(
     query: tuple[str, ...],
@@ -343,20 +208,27 @@ def search(
     worktree: str | None,
     client: str | None,
     session: str | None,
-    category: str | None,
-    type_: str | None,
+    category: tuple[str, ...],
+    type_: tuple[str, ...],
     since: str | None,
     limit: int,
+    offset: int,
+    full: bool,
     as_json: bool,
 ) -> None:
-    """Find stored events whose data contains every word of QUERY.
+    """Find what was recorded, in your own words, best first.
 
-    QUERY is literal text (several words are joined with spaces); "double quotes"
-    keep a phrase together. Matching is by substring, case-insensitive; the best
-    matches (relevance, then recency) are shown with their full stored data.
+    QUERY is literal text: keywords or a sentence (question and filler words carry no
+    weight; an event sharing any word with it is a match). A word matches its other
+    forms (fail, failed, failing); a file name, flag, version or error code matches
+    as written, and "double quotes" keep a phrase together; events holding those come
+    first. Each match shows when, where and what, and the lines that matched (»);
+    without QUERY, the newest events that pass the filters.
     """
     text = " ".join(query).strip()
-    if not text and not (session or category or type_ or since):
+    categories = _names(category, CATEGORIES, "'--category'")
+    types = _names(type_, sorted(TYPES), "'--type'")
+    if not text and not (session or categories or types or since):
         raise click.UsageError("give a QUERY (or a filter, to list the newest events)")
     tree = resolve_worktree(worktree, project)
     with open_store(project) as store:
@@ -365,44 +237,58 @@ def search(
                 session = resolve_session(store, session)
             options: dict[str, Any] = {
                 "session_id": session,
-                "category": category,
-                "type_": type_,
+                "category": categories,
+                "type_": types,
                 "since": since,
                 "worktree": tree,
                 "client": hosts.by_option(client) if client else None,
             }
+            listing = not parse_query(text)
             if as_json:
-                hits = find(store, text, limit=limit, **options)
-                output = orjson.dumps([hit_json(h) for h in hits], option=orjson.OPT_INDENT_2)
-                click.echo(visible(output.decode()))
+                wanted = offset + min(limit, MAX_JSON_HITS)
+                hits = find(store, text, limit=wanted, **options)[offset:]
+                output, kept = json_output(hits)
+                click.echo(byte_safe(visible(output.decode())))
+                if kept < len(hits):
+                    click.echo(
+                        f"ctxmode search: --json stopped at {MAX_JSON_BYTES // 1024} KB after "
+                        f"{kept} of {len(hits)} hits; more: --offset {offset + kept}.",
+                        err=True,
+                    )
                 record_output(store, len(output) + 1)
                 return
-            fetch = max(SEARCH_CANDIDATES, limit * FETCH_PER_BLOCK)
+            # Enough to fill the page after folding, never more than the output can show.
+            fetch = max(MIN_FETCH, (offset + min(limit, MAX_SHOWN)) * FETCH_PER_BLOCK)
             fetched = find(store, text, limit=fetch, **options)
         except StoreError as exc:
             raise click.ClickException(f"search failed: {exc}") from exc
         filters = describe_filters(
             session=session,
-            category=category,
-            type=type_,
+            category=categories,
+            type=types,
             since=since,
             worktree=tree,
             client=client,
         )
         if not fetched:
-            output_text = visible(f"no matches {_subject(text)}{filters}.\n")
-            if len(parse_query(text)) > 1:
-                output_text += "Every word must occur in an event: try fewer or shorter words.\n"
+            output_text = visible(no_match(text, filters))
         else:
-            blocks = fold(fetched)
+            blocks = fold(fetched, by_subject=listing)
+            # Every match fetched: the items are counted; else the events matching are
+            # (an estimate, when the store ranked the newest matches of a common word).
+            complete = not fetched.more and len(fetched) >= fetched.total
             output_text = render(
                 text,
-                blocks[:limit],
-                total=len(blocks),
-                capped=len(fetched) >= fetch,
+                blocks[offset : offset + limit],
+                total=len(blocks) if complete else max(fetched.total, len(blocks)),
+                capped=not complete,
                 limit=limit,
                 filters=filters,
                 color=color_enabled(),
+                full=full,
+                offset=offset,
+                listing=listing,
             )
-        click.echo(output_text, nl=False)
-        record_output(store, len(click.unstyle(output_text).encode("utf-8")))
+        data = byte_safe(output_text)
+        click.echo(data, nl=False)
+        record_output(store, len(click.unstyle(output_text).encode("utf-8", "backslashreplace")))

@@ -60,6 +60,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "goal.create": ("ongoing", "goal_create"),
     "goal.update": ("ongoing", "goal_update"),
     "review.findings": ("ongoing", "findings"),
+    "shell.output": ("bash", "background"),
     "web.fetch": ("agents", "web_fetch"),
     "web.search": ("agents", "web_search"),
     "ask.user": ("prompts", "ask_user"),
@@ -159,6 +160,12 @@ BULK_FIELDS = frozenset(
 # apply_patch command lists every file it changes).
 RESPONSE_HALF = 8 * 1024
 INPUT_HALF = 64 * 1024
+# What a file tool wrote is kept as an excerpt (ctxmode.extract.files): of these fields
+# of its input, a head this long (cut where no secret is cut, redact.safe_head) is
+# masked and kept; the rest is dropped like any bulk text.
+HEAD_KINDS = frozenset({"file.write", "file.edit", "notebook.edit"})
+HEAD_FIELDS = frozenset({"content", "new_string", "new_source"})
+HEAD_CHARS = 1024
 _DONE = object()  # marks a masked HookInput; no JSON payload can forge it
 
 
@@ -185,7 +192,8 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
         for field in CONTENT_FIELDS:
             if field in raw:
                 half = RESPONSE_HALF if field in ("tool_response", "error") else INPUT_HALF
-                raw[field] = _scrub(raw[field], 0, bulk, extras, half)
+                heads = field == "tool_input" and kind in HEAD_KINDS
+                raw[field] = _scrub(raw[field], 0, bulk, extras, half, heads)
     finally:
         found = redact.collecting(False)
     if found:
@@ -229,7 +237,9 @@ def _scrub_text(text: str, extras: tuple[Any, ...], half: int = INPUT_HALF) -> s
     return redact.mask(text, extras) if extras else redact.mask(text)
 
 
-def _scrub(node: Any, depth: int, bulk: bool, extras: tuple[Any, ...], half: int) -> Any:
+def _scrub(
+    node: Any, depth: int, bulk: bool, extras: tuple[Any, ...], half: int, heads: bool = False
+) -> Any:
     if isinstance(node, str):
         return _scrub_text(node, extras, half)
     if depth > MAX_DEPTH:
@@ -247,7 +257,10 @@ def _scrub(node: Any, depth: int, bulk: bool, extras: tuple[Any, ...], half: int
             else:
                 name = _scrub_text(key, extras)
             if bulk and key in BULK_FIELDS:
-                value = ""
+                if heads and key in HEAD_FIELDS and isinstance(value, str):
+                    value = _scrub_text(redact.safe_head(value, HEAD_CHARS), extras)
+                else:
+                    value = ""
             elif bulk and key == "lines" and isinstance(value, list):
                 value = [v[:1] if isinstance(v, str) else None for v in value]
             elif (
@@ -259,11 +272,11 @@ def _scrub(node: Any, depth: int, bulk: bool, extras: tuple[Any, ...], half: int
                     redact.note_secret(value)
                     value = redact.PREFIX + "credential]"
             else:
-                value = _scrub(value, depth + 1, bulk, extras, half)
+                value = _scrub(value, depth + 1, bulk, extras, half, heads)
             out[name] = value
         return out
     if isinstance(node, (list, tuple)):
-        return [_scrub(v, depth + 1, bulk, extras, half) for v in node]
+        return [_scrub(v, depth + 1, bulk, extras, half, heads) for v in node]
     return node
 
 

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 DESCRIPTION_CHARS = 200
+PROMPT_CHARS = 800
 SUMMARY_CHARS = 300
 QUERY_CHARS = 300
 URL_CHARS = 300
@@ -33,6 +34,9 @@ def subagent(inp: HookInput) -> list[Draft]:
         "agent_type": clip(agent_type, 80),
         "description": clip(one_line(description), DESCRIPTION_CHARS),
     }
+    prompt = s(inp.tool_input.get("prompt"))
+    if prompt.strip() and prompt.strip() != description.strip():
+        data["prompt"] = clip(prompt, PROMPT_CHARS)  # what the agent was told to do
     if rdict.get("status") == "async_launched" or rdict.get("isAsync") is True:
         # A background agent (the default since 2.1.3xx): no result yet, it comes later as
         # a notification; until then it is open work.
@@ -75,12 +79,86 @@ def split_mcp(tool_name: str) -> tuple[str, str]:
 
 
 def mcp(inp: HookInput) -> list[Draft]:
-    """``mcp__server__tool`` → ``mcp_call {server, tool, args}``: argument names, never values."""
+    """``mcp__server__tool`` → ``mcp_call {server, tool, args}``: argument names, never
+    values; and what a sending tool sent (:func:`mcp_message`)."""
     server, tool = split_mcp(inp.tool_name)
     if not server:
         return []
     args = [trim(str(name), 60) for name in list(inp.tool_input)[:MAX_ARGS]]
-    return [("mcp_call", {"server": trim(server, 80), "tool": trim(tool, 120), "args": args})]
+    drafts: list[Draft] = [
+        ("mcp_call", {"server": trim(server, 80), "tool": trim(tool, 120), "args": args})
+    ]
+    sent = mcp_message(server, tool, inp.tool_input)
+    if sent:
+        drafts.append(("message_sent", sent))
+    drafts.extend(mcp_lookups(server, tool, inp.tool_input))
+    return drafts
+
+
+# What an MCP tool was asked to look up (a search engine's query, a page's URL): kept
+# as web_search and web_fetch, like the client's own web tools.
+_QUERY_KEYS = ("query", "q", "search_query", "search_term", "question", "keywords")
+_URL_KEYS = ("url", "uri", "link")
+
+
+def mcp_lookups(server: str, tool: str, args: dict[str, object]) -> list[Draft]:
+    """``web_search {query, via}`` / ``web_fetch {url, via}`` for an MCP tool's query and
+    URL arguments (values masked with the payload, extract.masked)."""
+    via = trim(f"{server} {tool}", 160)
+    out: list[Draft] = []
+    for key in _QUERY_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            out.append(("web_search", {"query": clip(one_line(value), QUERY_CHARS), "via": via}))
+            break
+    for key in _URL_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and "://" in value:
+            out.append(("web_fetch", {"url": safe_url(value), "via": via}))
+            break
+    return out
+
+
+# A tool whose name holds one of these words sends something (a Slack message, an issue,
+# a comment on a pull request); the arguments that hold its text and where it goes.
+_SENDING = ("send", "post", "create", "comment", "reply", "write", "add", "update",
+            "publish", "submit", "message", "notify", "edit", "review")  # fmt: skip
+_TEXT_KEYS = ("text", "body", "message", "content", "comment", "markdown", "description",
+              "summary")  # fmt: skip
+_TITLE_KEYS = ("title", "subject", "name")
+_TARGET_KEYS = ("channel", "channel_id", "to", "recipient", "recipients", "repo", "repository",
+                "issue_number", "pull_number", "pr_number", "number", "chat_id", "thread_ts",
+                "email", "project", "page_id", "database_id")  # fmt: skip
+MESSAGE_CHARS = 2000
+
+
+def mcp_message(server: str, tool: str, args: dict[str, object]) -> dict[str, object] | None:
+    """``message_sent {via, [to], [title], [text]}`` for an MCP tool that sends text (its
+    name says so and it was given some), else None. Values were masked whole with the
+    payload (extract.masked): a secret in a message is never stored."""
+    low = tool.lower()
+    if not any(word in low for word in _SENDING):
+        return None
+    text = next((v for k in _TEXT_KEYS if isinstance(v := args.get(k), str) and v.strip()), "")
+    title = next((v for k in _TITLE_KEYS if isinstance(v := args.get(k), str) and v.strip()), "")
+    if not (text or title):
+        return None
+    data: dict[str, object] = {"via": trim(f"{server} {tool}", 160)}
+    targets = [
+        f"{args[k]}"
+        for k in _TARGET_KEYS
+        if isinstance(args.get(k), (str, int)) and not isinstance(args.get(k), bool)
+    ]
+    owner, repo = args.get("owner"), args.get("repo")
+    if isinstance(owner, str) and isinstance(repo, str):
+        targets[targets.index(repo)] = f"{owner}/{repo}"  # GitHub's pair
+    if targets:
+        data["to"] = clip(" ".join(targets), 200)
+    if title:
+        data["title"] = clip(title, 300)
+    if text:
+        data["text"] = clip(text, MESSAGE_CHARS)
+    return data
 
 
 def safe_url(url: str) -> str:

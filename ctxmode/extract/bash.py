@@ -1,4 +1,8 @@
-"""Bash tool calls → ``cwd``, ``env``, ``git`` and ``error`` events.
+"""Bash tool calls → ``shell``, ``cwd``, ``env``, ``git``, ``error`` and sent-message events.
+
+Every call is kept as it ran (``shell_call``: the whole command line, the exit code when
+the client tells it, the head and tail of what it printed), so that a later search finds
+the version an install printed, the port a server took, the flags a command used.
 
 The command line is parsed the way the shell parses it (:mod:`ctxmode.extract.shell`) and
 each simple command is looked at on its own, so ``echo "cd /tmp && git push"`` is one
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 from ctxmode import events
 from ctxmode.extract import shell
-from ctxmode.extract.common import clip, s
+from ctxmode.extract.common import clip, masked_excerpt, one_line, s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +38,13 @@ if TYPE_CHECKING:
     Sym = tuple[str, Any, tuple[str, ...]] | None
 
 KEY_CHARS = 300  # the command, as the key of an error event
+COMMAND_CHARS = 2000  # the command line a shell_call keeps: all of nearly every one
+# The excerpt of a call's output: its first and last this-many characters (cut at line
+# ends where one is near), enough for a version, a port, a count, a summary line.
+OUTPUT_HEAD = 320
+OUTPUT_TAIL = 320
+SENT_CHARS = 2000  # the text of a comment, an issue or a pull request the agent sent
+DESCRIPTION_CHARS = 200  # what the agent said a command does
 ERROR_CHARS = 400
 ARGS_CHARS = 200
 DETAIL_CHARS = 200
@@ -67,12 +78,31 @@ def extract(inp: HookInput) -> list[events.SessionEvent]:
             agent_type=inp.agent_type,
             tool_use_id=inp.tool_use_id,
         )
-        for type_, data in drafts(inp)
+        for type_, data in [*call(inp), *drafts(inp)]
     ]
 
 
+def call(inp: HookInput) -> list[Draft]:
+    """The call itself: ``shell_call {command, [description], [exit], [output]}`` (none
+    without a command)."""
+    command = s(inp.tool_input.get("command"))
+    if not command.strip():
+        return []
+    response = inp.tool_response if isinstance(inp.tool_response, dict) else {}
+    stdout, stderr = s(response.get("stdout")), s(response.get("stderr"))
+    data = call_data(command, stdout, stderr, _exit_code(inp), described(inp))
+    return [("shell_call", data)]
+
+
+def described(inp: HookInput) -> str:
+    """What the agent said the command does (Claude Code's and Gemini's ``description``):
+    the words a question about it later uses ("check the disk encryption status")."""
+    return clip(one_line(s(inp.tool_input.get("description"))), DESCRIPTION_CHARS)
+
+
 def drafts(inp: HookInput) -> list[Draft]:
-    """The facts of one Bash call as ``(event type, data)`` pairs, in the order they ran."""
+    """The facts one Bash call's command line and output tell, as ``(event type, data)``
+    pairs in the order they ran (the call itself: :func:`call`)."""
     command = s(inp.tool_input.get("command"))
     response = inp.tool_response if isinstance(inp.tool_response, dict) else {}
     stdout, stderr = s(response.get("stdout")), s(response.get("stderr"))
@@ -105,6 +135,68 @@ def drafts(inp: HookInput) -> list[Draft]:
                 )
             )
     return out
+
+
+def call_data(
+    command: str, stdout: str, stderr: str, exit_code: int | None, description: str = ""
+) -> dict[str, Any]:
+    """A ``shell_call``'s data: the command line, what it is for, the exit code if known,
+    the output's excerpt (stdout, then stderr). The text is masked already
+    (extract.masked)."""
+    data: dict[str, Any] = {"command": clip(command, COMMAND_CHARS)}
+    if description:
+        data["description"] = description
+    if exit_code is not None:
+        data["exit"] = exit_code
+    printed = stdout.rstrip()
+    if stderr.strip():
+        printed = f"{printed}\n{stderr.rstrip()}" if printed else stderr.rstrip()
+    excerpt = masked_excerpt(printed, OUTPUT_HEAD, OUTPUT_TAIL)
+    if excerpt:
+        data["output"] = excerpt
+    return data
+
+
+# A background task's states that end it: its output is final.
+_ENDED = frozenset({"completed", "failed", "killed", "stopped", "error", "timeout"})
+
+
+def background(inp: HookInput) -> list[Draft]:
+    """TaskOutput (older: BashOutput) of a background command that ended → ``shell_call
+    {command, [exit], [output], task}``: what it printed, which its own Bash call never
+    saw. ``command`` is the task's description (the command is on the Bash call that
+    started it, with ``task`` in its output)."""
+    from ctxmode.extract.common import as_dict
+
+    response = as_dict(inp.tool_response)
+    task = as_dict(response.get("task")) or response  # TaskOutput nests it; BashOutput not
+    status = s(task.get("status"))
+    if status not in _ENDED:
+        return []  # still running: a later read has the whole output
+    printed = s(task.get("output")) or s(task.get("stdout"))
+    code = task.get("exitCode", task.get("exit_code"))
+    what = s(task.get("description")) or s(task.get("command"))
+    task_id = s(task.get("task_id")) or s(inp.tool_input.get("task_id"))
+    task_id = task_id or s(inp.tool_input.get("bash_id"))
+    if not (printed.strip() or what.strip()):
+        return []
+    data = call_data(what or "(background command)", printed, s(task.get("stderr")), None)
+    if isinstance(code, int) and not isinstance(code, bool):
+        data["exit"] = code
+    if task_id:
+        data["task"] = clip(task_id, 80)
+    return [("shell_call", data)]
+
+
+def _exit_code(inp: HookInput) -> int | None:
+    """0 for a call the client reports as a success (Claude Code and Gemini report
+    failures apart; Codex does not: unknown), else None."""
+    response = inp.tool_response if isinstance(inp.tool_response, dict) else {}
+    if not inp.outcome_known or inp.event != "PostToolUse" or response.get("interrupted"):
+        return None
+    if isinstance(response.get("returnCodeInterpretation"), str):
+        return None  # a non-zero code the client read as no failure (grep: no match)
+    return 0
 
 
 def home_from_transcript(transcript_path: str | None) -> str:
@@ -334,6 +426,10 @@ class _Walker:
                     self.walk(shell.parse(script), inner, nesting + 1)
             elif name == "eval" and nesting < MAX_NESTED_SHELLS:
                 self.walk(shell.parse(" ".join(a.text for a in args)), scope, nesting + 1)
+            elif name in _FORGES:
+                sent = sent_message(name, words[k + 1 :])
+                if sent:
+                    self.pending.append(_Pending("message_sent", sent))
             else:
                 found = env_setup(argv[k:], argv)
                 if found:
@@ -484,6 +580,72 @@ class _Walker:
                 out.append((at, ("cwd_change", {"path": path})))
                 previous = path
         return out
+
+
+# -- what the agent sent outside ----------------------------------------------------------
+
+# The forges' command-line clients: ``gh pr comment 12 --body "…"`` and the like.
+_FORGES = frozenset({"gh", "glab"})
+# (object, action) pairs that send text somewhere (a comment, an issue, a pull request,
+# a review, a release); the options that carry its title and text.
+_SENDS = frozenset(
+    {
+        ("pr", "create"), ("pr", "comment"), ("pr", "review"), ("pr", "edit"), ("pr", "merge"),
+        ("pr", "close"), ("issue", "create"), ("issue", "comment"), ("issue", "edit"),
+        ("issue", "close"), ("release", "create"), ("release", "edit"), ("mr", "create"),
+        ("mr", "note"), ("mr", "comment"), ("mr", "update"), ("mr", "merge"), ("gist", "create"),
+    }
+)  # fmt: skip
+_TITLE_OPTS = frozenset({"-t", "--title", "--subject"})
+_BODY_OPTS = frozenset({"-b", "--body", "-m", "--message", "--description", "-d", "--notes"})
+_FILE_OPTS = frozenset({"-F", "--body-file", "--notes-file"})
+# Options of these commands that take a value (so that value is not the target).
+_VALUE_OPTS = _TITLE_OPTS | _BODY_OPTS | _FILE_OPTS | frozenset(
+    {"-R", "--repo", "-B", "--base", "-H", "--head", "-l", "--label", "-a", "--assignee",
+     "-r", "--reviewer", "-M", "--milestone", "-p", "--project", "--target-branch",
+     "--source-branch", "--template", "-T"}
+)  # fmt: skip
+
+
+def sent_message(program: str, args: list[shell.Word]) -> dict[str, Any] | None:
+    """``gh pr comment 12 --body "…"`` → ``{via, to, title, text}`` (None for a command
+    that sends no text: ``gh pr list``, ``gh pr view``)."""
+    argv = [w.text for w in args]
+    if len(argv) < 2 or (argv[0], argv[1]) not in _SENDS:
+        return None
+    data: dict[str, Any] = {"via": f"{program} {argv[0]} {argv[1]}"}
+    repo = number = title = text = ""
+    i = 2
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, inline = arg.partition("=")
+        value = inline if eq and name.startswith("--") else None
+        key = name if value is not None else arg
+        if key in _VALUE_OPTS:
+            if value is None:
+                i += 1
+                value = (args[i].value() or args[i].text) if i < len(args) else ""
+            if key in _TITLE_OPTS:
+                title = value
+            elif key in _BODY_OPTS:
+                text = value
+            elif key in _FILE_OPTS:
+                text = text or f"(from the file {value})"
+            elif key in ("-R", "--repo"):
+                repo = value
+        elif not arg.startswith("-") and not number:
+            number = args[i].value() or arg  # the pull request, issue or tag it is about
+        i += 1
+    target = f"{repo} {number}".strip()
+    if not (title or text):
+        return None
+    if target:
+        data["to"] = clip(target, 200)
+    if title:
+        data["title"] = clip(title, 300)
+    if text:
+        data["text"] = clip(text, SENT_CHARS)
+    return data
 
 
 def _dash_c(args: list[shell.Word]) -> str | None:

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 # Every event's encoded ``data`` stays within this many characters; the dispatcher
 # enforces it after masking. The approved plan is the one fact worth more room.
 DATA_BUDGET = 1000
-BUDGETS = {"plan_exit": 1600}
+# The approved plan; a shell call's whole command line with the head and tail of its
+# output; a message the agent sent (a pull request's body).
+BUDGETS = {"plan_exit": 1600, "shell_call": 2800, "message_sent": 2400, "subagent": 1400}
 
 ELLIPSIS = "…"
 
@@ -57,6 +59,37 @@ def clip(text: str, limit: int) -> str:
 def one_line(text: str) -> str:
     """Whitespace runs (newlines included) collapsed to single spaces."""
     return " ".join(text.split())
+
+
+def masked_excerpt(text: str, head: int, tail: int) -> str:
+    """:func:`output_excerpt` of ``text`` masked first: of a long text, a head and a tail
+    larger than the excerpt's, each cut where no secret is cut (redact.safe_head/tail),
+    are masked whole before the excerpt is cut from them. (Extractors get the payload
+    masked already; this keeps a direct caller's excerpt safe too.)"""
+    text = text.strip("\n")
+    if len(text) > head + tail + 40:
+        text = (
+            redact.safe_head(text, head * 2 + 256) + "\n" + redact.safe_tail(text, tail * 2 + 256)
+        )
+    return output_excerpt(redact.mask(text), head, tail)
+
+
+def output_excerpt(text: str, head: int, tail: int) -> str:
+    """The first ``head`` and last ``tail`` characters of ``text``, each cut at a line end
+    when one is near (never inside a ``[REDACTED:…]`` mask), joined by a line "…": what
+    a command printed, what a tool wrote. Cut from text masked whole already."""
+    text = text.strip("\n")
+    if len(text) <= head + tail + 40:
+        return text
+    first = text[: redact.cut_at(text, head)]
+    line_end = first.rfind("\n")
+    if line_end >= head // 2:
+        first = first[:line_end]
+    last = text[redact.cut_from(text, len(text) - tail) :]
+    line_start = last.find("\n")
+    if 0 <= line_start <= tail // 2:
+        last = last[line_start + 1 :]
+    return f"{first.rstrip()}\n…\n{last.lstrip(chr(10))}"
 
 
 # -- lenient field access ----------------------------------------------------------------

@@ -83,9 +83,31 @@ def resolution(inp: HookInput, key: str, source_hook: str | None = "") -> Sessio
 
 
 def tool_failure(inp: HookInput) -> list[Draft]:
-    """A failed tool call → ``tool_error``; an interrupt by the user is marked in ``error``."""
+    """A failed tool call → ``tool_error``; an interrupt by the user is marked in ``error``.
+    A failed shell command is also kept as it ran (``shell_call``, see extract.bash): its
+    exit code, and the head and tail of what it printed (the error's text)."""
     error = clip((inp.error or "").strip(), ERROR_CHARS)
     if inp.is_interrupt:
         error = INTERRUPTED + error if error else INTERRUPTED.strip()
     tool = trim(inp.tool_name, 120) or "unknown"
-    return [("tool_error", {"tool": tool, "key": failure_key(inp), "error": error})]
+    drafts: list[Draft] = [("tool_error", {"tool": tool, "key": failure_key(inp), "error": error})]
+    command = s(inp.tool_input.get("command"))
+    if command.strip() and inp.tool_kind == "shell":
+        from ctxmode.extract.bash import call_data, described
+
+        code, printed = exit_status(inp.error or "")
+        if inp.is_interrupt:  # what the client says, not what the command printed
+            code, printed = None, ""
+        drafts.insert(0, ("shell_call", call_data(command, printed, "", code, described(inp))))
+    return drafts
+
+
+def exit_status(error: str) -> tuple[int | None, str]:
+    """``"Exit code 2\n<output>"`` (Claude Code's and Gemini's failed command) → (2,
+    the output); an error in another form → (None, the error)."""
+    first, _, rest = error.partition("\n")
+    if first.startswith("Exit code "):
+        number = first[len("Exit code ") :].strip()
+        if number.lstrip("-").isdigit():
+            return int(number), rest
+    return None, error

@@ -1,7 +1,10 @@
 """File tools → ``file`` events (and ``rule`` events for instruction files).
 
-Only paths and small counts are kept, never contents: Write/Edit payloads carry whole
-files (``content``, ``originalFile``), and the code below never reads those fields.
+Paths and small counts, and of what a tool wrote an excerpt (``excerpt``: the head and
+tail of the new text, a few hundred characters, masked), so that "which rounding mode did
+we switch to" or "what did we put in config.json" is one search away. Whole files never
+reach an extractor: ``extract.masked`` keeps only a masked head of a write's ``content``
+and an edit's ``new_string`` (``HEAD_CHARS``), and drops ``originalFile`` and the rest.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from ctxmode.extract.common import (
     clip,
     id_str,
     is_rule_file,
+    masked_excerpt,
     rel_path,
     s,
+    trim,
 )
 
 TYPE_CHECKING = False
@@ -24,6 +29,14 @@ if TYPE_CHECKING:
 # At most this many files are recorded from one patch (the rest are one event's worth).
 MAX_PATCH_FILES = 50
 PATTERN_CHARS = 200
+# The excerpt of what a write, an edit or a patch put in a file: its head and tail.
+EXCERPT_HEAD = 240
+EXCERPT_TAIL = 120
+
+
+def excerpt(text: str) -> str:
+    """The head and tail of the text a tool wrote, masked (common.masked_excerpt)."""
+    return trim(masked_excerpt(text, EXCERPT_HEAD, EXCERPT_TAIL), 420)
 
 
 def _path(inp: HookInput, raw: str) -> str:
@@ -72,6 +85,9 @@ def write(inp: HookInput) -> list[Draft]:
     )
     if kind:
         data["kind"] = kind
+    written = excerpt(s(inp.tool_input.get("content")))
+    if written:
+        data["excerpt"] = written
     return _with_rule([("file_write", data)], path, "rule_edit")
 
 
@@ -104,12 +120,19 @@ def edit(inp: HookInput) -> list[Draft]:
     if summary:
         data["summary"] = summary
     edits = inp.tool_input.get("edits")
+    new = s(inp.tool_input.get("new_string"))
     if isinstance(edits, list):  # MultiEdit
         data["edits"] = len(edits)
         if any(isinstance(e, dict) and e.get("replace_all") is True for e in edits):
             data["replace_all"] = True
+        new = "\n…\n".join(
+            s(e.get("new_string")).strip("\n") for e in edits[:8] if isinstance(e, dict)
+        )
     elif inp.tool_input.get("replace_all") is True:
         data["replace_all"] = True
+    written = excerpt(new)
+    if written:
+        data["excerpt"] = written
     return _with_rule([("file_edit", data)], path, "rule_edit")
 
 
@@ -189,11 +212,32 @@ def _patch_files(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def _patch_added(text: str, limit: int = 1024) -> dict[str, str]:
+    """The lines a patch adds to each file (without their ``+``), at most ``limit``
+    characters per file; read from the patch's first 64 KB."""
+    added: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text[: 64 * 1024].split("\n"):
+        if line.startswith(_MOVE) and current is not None:
+            added[line[len(_MOVE) :].strip()] = current  # the file now lives there
+        elif line.startswith("*** "):
+            current = None
+            for header, _type in _PATCH_HEADERS:
+                if line.startswith(header):
+                    current = added.setdefault(line[len(header) :].strip(), [])
+        elif current is not None and line.startswith("+") and sum(map(len, current)) < limit:
+            current.append(line[1:].rstrip("\r"))
+    return {path: "\n".join(lines) for path, lines in added.items() if lines}
+
+
 def apply_patch(inp: HookInput) -> list[Draft]:
-    """A patch in ``*** Begin Patch`` form → one file event per file it touches."""
+    """A patch in ``*** Begin Patch`` form → one file event per file it touches, with an
+    excerpt of the lines it adds."""
     drafts: list[Draft] = []
     seen: set[tuple[str, str]] = set()
-    for type_, raw in _patch_files(patch_text(inp.tool_input)):
+    text = patch_text(inp.tool_input)
+    added = _patch_added(text) if "\n+" in text else {}
+    for type_, raw in _patch_files(text):
         path = _path(inp, raw)
         if not path or (type_, path) in seen:
             continue
@@ -201,6 +245,9 @@ def apply_patch(inp: HookInput) -> list[Draft]:
         data: dict[str, object] = {"path": path}
         if type_ == "file_write":
             data["kind"] = "create"
+        written = excerpt(added.get(raw, ""))
+        if written:
+            data["excerpt"] = written
         drafts.append((type_, data))
         _with_rule(drafts, path, "rule_edit")
     return drafts

@@ -45,6 +45,7 @@ KINDS = (
     "file.grep",
     "notebook.edit",
     "shell",
+    "shell.output",
     "task.create",
     "task.update",
     "task.list",

@@ -18,7 +18,9 @@ Shape (each section only when it has content; ``omitted`` only when items were l
 
     <session_resume session=".." compaction="2" events="312" from="<first created_at>" to="..">
     <preface>Facts recorded by ctxmode …</preface>
-    <requests omitted="9"><lookup>ctxmode search '…'</lookup><goal>…</goal><prompt intent="fix">…
+    <search>/abs/bin/ctxmode search --project /abs/project</search>
+    <requests omitted="9"><lookup>--session 1a2b3c4d --type user_prompt --limit 13</lookup>
+      <goal>…</goal><prompt intent="fix">…
     <tasks completed="3"> <task id="2" status="in_progress">subject</task> …
     <files_changed> <file path="src/a.py" change="create,edit" count="3"/> …   (newest first)
     <files_read> <file path="README.md" count="2"/> …
@@ -34,9 +36,11 @@ Shape (each section only when it has content; ``omitted`` only when items were l
     <omitted_sections git="15" references="5"/>   (sections removed whole to fit the budget)
     </session_resume>
 
-Every ``<lookup>`` holds ``{search_command} '{query}'``: the query is taken from the
-section's top item and never contains ``&``, ``<`` or ``>``, so the element's raw text is
-the command exactly as the Bash tool must run it.
+The search command is written once, in ``<search>`` after the preface (``search_command``:
+the absolute program and project, as the hook resolves them); a section's ``<lookup>``
+holds the options that, added to it, list what the section leaves out:
+``--session ID --type T1,T2 [--limit N] [--full]`` (this session's events of the types
+the section is made of, newest first, enough of them for the section's total).
 
 Two kinds, numbered separately per session (``session_resume.compact_seq``): a
 compaction snapshot (``kind="compact"``, root ``compaction="N"``: the session's N-th
@@ -75,6 +79,8 @@ from ctxmode.snapshot.render import (
     omitted_sections,
     preface_text,
     root_open,
+    search_element,
+    session_option,
     shell_quote,
 )
 from ctxmode.snapshot.sections import SECTIONS
@@ -116,10 +122,12 @@ def _build(
         st = fold_events(events)
     cmd = clean(search_command) if isinstance(search_command, str) else ""
     cmd = cmd or "ctxmode search"
-    sections = [s for s in (make(st, cmd) for make in SECTIONS) if s is not None]
+    scope = session_option(session_id)
+    sections = [s for s in (make(st, scope) for make in SECTIONS) if s is not None]
     head = (
         root_open(events, session_id, compact_seq, kind)
         + f"<preface>{esc(preface_text(session_id, kind))}</preface>\n"
+        + (search_element(cmd) if sections else "")
     )
     fitted = fit(sections, limit - nbytes(head) - nbytes(CLOSE))
     if fitted is None:

@@ -78,7 +78,6 @@ class State:
         "resolved",
         "rules",
         "setups",
-        "task_hint",
         "tasks",
         "todos",
         "worktree",
@@ -92,7 +91,6 @@ class State:
         # job key → [kind, id, what, schedule, status]: work going on without the model
         # (cron jobs, wake-ups, monitors, workflows, background agents, goals), still open
         self.jobs: dict[str, list[str]] = {}
-        self.task_hint = ""
         # path → [kinds in order of last use, count, last dedup key, last type, last index]
         self.changed: dict[str, list[Any]] = {}
         self.read: dict[str, int] = {}
@@ -144,7 +142,6 @@ def _on_task_create(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> N
     _key, task = _new_task(st, d, i)
     task[1] = _main(d, "subject")
     task[2] = _status(_s(d, "status")) or "pending"
-    st.task_hint = task[1]
 
 
 def _on_task_update(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> None:
@@ -159,7 +156,6 @@ def _on_task_update(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> N
         task[2] = status
     if "subject" in d:
         task[1] = _s(d, "subject")
-    st.task_hint = task[1] or st.task_hint
 
 
 def _on_task_list(st: State, d: dict[Any, Any], i: int, ev: SessionEvent) -> None:

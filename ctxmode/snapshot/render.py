@@ -7,7 +7,7 @@ decided by :mod:`ctxmode.snapshot.selection`; which items are candidates at all 
 from __future__ import annotations
 
 from ctxmode import redact
-from ctxmode.snapshot.text import ELLIPSIS, clean, cut, cut_tail, nbytes, pre
+from ctxmode.snapshot.text import clean, cut, cut_tail, nbytes, pre
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,11 +15,19 @@ if TYPE_CHECKING:
 
     from ctxmode.events import SessionEvent
 
+# How to look things up, said once: the command is written once, in <search> after the
+# preface (the absolute path of the program and the project, as the hook's environment
+# resolves them), and each section's <lookup> holds only the options that list what the
+# section leaves out, so the path is not repeated in every section (it was ~15% of a
+# 4 KB snapshot).
+LOOKUP_SENTENCE = (
+    "Run the search command below with a few words for any other detail, or with a "
+    "section's lookup for what it leaves out."
+)
 PREFACE = (
     "Facts recorded by ctxmode from the earlier part of this session, before the context "
-    "was compacted. Each lookup is a shell command that prints the details a section leaves out."
+    "was compacted. " + LOOKUP_SENTENCE
 )
-LOOKUP_SENTENCE = "Each lookup is a shell command that prints the details a section leaves out."
 # An end-of-session snapshot as stored; handed to another session, provenance() says more.
 END_PREFACE = "Facts recorded by ctxmode in session {session} until it ended. " + LOOKUP_SENTENCE
 
@@ -55,29 +63,37 @@ def shell_quote(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def search_query(raw: str, fallback: str) -> str:
-    """A search query from an item's text: one line, no XML-special characters, short."""
-    # Invisible characters split the text like & < > do: an escape would not match.
-    q = clean(redact.visible(pre(raw, _QUERY_CHARS), "<"))
-    if "&" in q or "<" in q or ">" in q:
-        # Never escaped, so that the lookup reads exactly as the command to run: take the
-        # first stretch of text between such characters that is long enough to be precise
-        # (a substring of the item still matches a phrase or LIKE search).
-        parts = [p.strip() for p in q.replace("&", "<").replace(">", "<").split("<")]
-        q = next((p for p in parts if len(p) >= 12), max(parts, key=len))
-    q = q.replace(ELLIPSIS, "").lstrip("- ")  # a leading "-" would parse as an option
-    if len(q) > _QUERY_CHARS:
-        space = q.rfind(" ", 0, _QUERY_CHARS + 1)
-        q = q[:space] if space >= _QUERY_CHARS // 2 else q[:_QUERY_CHARS]
-    q = q.strip()
-    return q or fallback
+# The default number of matches a search shows: a lookup asks for more when its section
+# stands for more (up to LOOKUP_MAX: the rest, the search's last line says how to get).
+SEARCH_DEFAULT_LIMIT = 8  # ctxmode.cli.search.DEFAULT_LIMIT
+LOOKUP_MAX = 50
+SESSION_PREFIX = 8
 
 
-def path_query(path: str) -> str:
-    """A path as a query: whole when short, else its file name."""
-    if len(path) <= _QUERY_CHARS:
-        return path
-    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
+def session_option(session_id: object) -> str:
+    """``--session ID`` for a lookup: the id's first characters (as ``ctxmode search``
+    shows them, and takes them), quoted for the shell when it must be."""
+    sid = session_id if isinstance(session_id, str) else ""
+    sid = clean(redact.visible(pre(sid, SESSION_CHARS), ""))
+    if len(sid) > SESSION_PREFIX + 4:
+        sid = sid[:SESSION_PREFIX]
+    if not sid:
+        return ""
+    plain = all(ch.isalnum() or ch in "-_." for ch in sid)
+    return "--session " + (sid if plain else shell_quote(sid))
+
+
+def lookup_options(scope: str, kinds: str, total: int = 0, full: bool = False) -> str:
+    """The options that make ``ctxmode search`` list a section's events: this session's
+    events of these ``kinds`` (``--category C`` or ``--type T1,T2``), newest first,
+    enough of them for the section's ``total``."""
+    parts = [scope] if scope else []
+    parts.append(kinds)
+    if total > SEARCH_DEFAULT_LIMIT:
+        parts.append(f"--limit {min(total, LOOKUP_MAX)}")
+    if full:
+        parts.append("--full")
+    return " ".join(parts)
 
 
 class Item:
@@ -185,8 +201,15 @@ class Section:
         return head, nbytes(head)
 
 
-def lookup_hint(cmd: str, query: str) -> str:
-    return f"<lookup>{esc(cmd)} {esc(shell_quote(query))}</lookup>\n"
+def lookup_hint(scope: str, kinds: str, total: int = 0, full: bool = False) -> str:
+    """A section's ``<lookup>``: the options to add to the search command (see
+    :func:`lookup_options`)."""
+    return f"<lookup>{esc(lookup_options(scope, kinds, total, full))}</lookup>\n"
+
+
+def search_element(command: str) -> str:
+    """The search command, once, after the preface: what every lookup is added to."""
+    return f"<search>{esc(command)}</search>\n"
 
 
 def root_open(

@@ -13,8 +13,8 @@ already received. The policy:
   session, not retired unread nor still waiting) counts once.
 - Counted :data:`FULL_DELIVERIES` (2) times already: the new snapshot is replaced by a
   one-line pointer, ``<session_resume session=".." unchanged_since="K">…</session_resume>``,
-  K being the first compaction of that state; it names the ``ctxmode search`` lookup of the
-  full snapshot, so the facts stay one command away. The pointer is the same bytes on
+  K being the first compaction of that state; it names the search command of the full
+  snapshot (its ``<search>``) and the session, so the facts stay one command away. The pointer is the same bytes on
   every repeat (it carries no compaction number), so nothing grows while nothing happens.
 - One new event makes a new state: the next compaction gets the full snapshot again.
 """
@@ -85,21 +85,23 @@ def repeats(history: Iterable[tuple[int, str, bool]], xml: str) -> int | None:
     return since if delivered >= FULL_DELIVERIES else None
 
 
-def _first_lookup(xml: str) -> str:
-    start = xml.find("<lookup>")
-    end = xml.find("</lookup>", start)
-    return xml[start + len("<lookup>") : end] if 0 <= start < end else ""
+def _search_command(xml: str) -> str:
+    start = xml.find("<search>")
+    end = xml.find("</search>", start)
+    return xml[start + len("<search>") : end] if 0 <= start < end else ""
 
 
 def pointer(xml: str, session_id: str, since: int, search_command: str) -> str:
     """The one-line pointer that stands for ``xml`` (the full snapshot of compaction
     ``since``'s state, already handed over :data:`FULL_DELIVERIES` times)."""
-    from ctxmode.snapshot.render import esc, esc_attr
+    from ctxmode.snapshot.render import esc, esc_attr, session_option
 
-    lookup = _first_lookup(xml) or esc(search_command)
+    command = _search_command(xml) or esc(search_command)
+    scope = esc(session_option(session_id))
     return (
         f'<session_resume session="{esc_attr(session_id[:64])}" {POINTER_ATTR}="{since:d}">'
         f"Nothing new was recorded in this session since compaction {since:d}; its "
         f"snapshot was given in full {FULL_DELIVERIES} times and is not repeated. "
-        f"Its facts can be looked up with: {lookup}</session_resume>\n"
+        f"Its facts can be looked up with: {command} {scope} and a few words"
+        "</session_resume>\n"
     )

@@ -1,12 +1,14 @@
 """The sections, in display order (:data:`SECTIONS`): each builder turns the folded
 :class:`State` into a :class:`Section` of candidate items (at most ``_MAX_*`` of a kind;
 the rest only count as omitted), with each value's cap, the order the items go in when
-space runs out, and the section's lookup hint. Pure."""
+space runs out, and the section's lookup: the options (after ``scope``, the session's
+``--session ID``) that make the search command list the events the section stands for,
+enough of them to hold what it leaves out. Pure."""
 
 from __future__ import annotations
 
 from ctxmode.snapshot.fold import first_lines
-from ctxmode.snapshot.render import Item, Section, lookup_hint, path_query, search_query
+from ctxmode.snapshot.render import Item, Section, lookup_hint
 from ctxmode.snapshot.text import clean, clean_lines, cut, cut_tail, pre
 
 TYPE_CHECKING = False
@@ -53,7 +55,7 @@ def _shown_requests(st: State) -> list[tuple[str, str, str, int]]:
     return shown
 
 
-def _sec_requests(st: State, cmd: str) -> Section | None:
+def _sec_requests(st: State, scope: str) -> Section | None:
     prompts = st.prompts
     if not prompts:
         return None
@@ -65,7 +67,7 @@ def _sec_requests(st: State, cmd: str) -> Section | None:
     # Goes first: the older recent prompts, then the goal; the last request stays.
     start = 1 if has_goal else 0
     drop = list(range(start, len(items) - 1)) + ([0] if has_goal else [])
-    lookup = lookup_hint(cmd, search_query(prompts[-1][0], "prompt"))
+    lookup = lookup_hint(scope, "--category prompt", len(prompts))
     key = (len(items) - 1,)
     return Section("requests", items, lookup, total=len(prompts), drop=drop, key=key)
 
@@ -75,7 +77,7 @@ def _sec_requests(st: State, cmd: str) -> Section | None:
 _JOB_STATUS = {"cron": "scheduled", "wakeup": "scheduled", "goal": "active"}
 
 
-def _sec_tasks(st: State, cmd: str) -> Section | None:
+def _sec_tasks(st: State, scope: str) -> Section | None:
     tasks = list(st.tasks.values())
     todos = st.todos
     jobs = list(st.jobs.values())
@@ -89,21 +91,18 @@ def _sec_tasks(st: State, cmd: str) -> Section | None:
         t for t in todos if t[1] not in ("in_progress", "completed")
     ]
     items: list[Item] = []
-    hint = ""
     for shown, subject, status in open_tasks:
         if len(items) == _MAX_TASKS:
             break
         attrs = [("id", clean(pre(shown, 24)), 24)] if shown else []
         attrs.append(("status", clean(pre(status, 24)), 24))
         items.append(Item("task", attrs, clean(pre(subject, 120)), 120))
-        hint = hint or subject
     for content, status in open_todos:
         if len(items) == _MAX_TASKS:
             break
         items.append(
             Item("task", [("status", clean(pre(status, 24)), 24)], clean(pre(content, 120)), 120)
         )
-        hint = hint or content
     # Work going on without the model (newest first): its results come as notifications.
     for kind, job, what, schedule, status in reversed(jobs):
         if len(items) == _MAX_TASKS:
@@ -115,34 +114,30 @@ def _sec_tasks(st: State, cmd: str) -> Section | None:
             attrs.append(("schedule", clean(pre(schedule, 60)), 60))
         attrs.append(("status", clean(pre(status or _JOB_STATUS.get(kind, "started"), 24)), 24))
         items.append(Item("job", attrs, clean(pre(what, 120)), 120))
-        hint = hint or what
-    hint = hint or st.task_hint or (todos[-1][0] if todos else "")
     head = [("completed", str(done))] if done else []
-    lookup = lookup_hint(cmd, search_query(hint, "task"))
     total = len(open_tasks) + len(open_todos) + len(jobs)
+    lookup = lookup_hint(scope, "--category task", total)
     return Section("tasks", items, lookup, total=total, attrs=head)
 
 
-def _sec_changed(st: State, cmd: str) -> Section | None:
+def _sec_changed(st: State, scope: str) -> Section | None:
     if not st.changed:
         return None
     items: list[Item] = []
-    newest = ""
     for path, entry in reversed(st.changed.items()):
         if len(items) == _MAX_CHANGED:
             break
-        newest = newest or path
         attrs = [
             ("path", clean(pre(path, 160)), -160),
             ("change", ",".join(entry[0]), 0),
             ("count", str(entry[1]), 0),
         ]
         items.append(Item("file", attrs))
-    lookup = lookup_hint(cmd, search_query(path_query(newest), "file"))
+    lookup = lookup_hint(scope, "--type file_edit,file_write,file_delete", len(st.changed))
     return Section("files_changed", items, lookup, total=len(st.changed))
 
 
-def _sec_read(st: State, cmd: str) -> Section | None:
+def _sec_read(st: State, scope: str) -> Section | None:
     paths = [(p, n) for p, n in st.read.items() if p not in st.changed]
     if not paths:
         return None
@@ -152,11 +147,11 @@ def _sec_read(st: State, cmd: str) -> Section | None:
         if count > 1:
             attrs.append(("count", str(count), 0))
         items.append(Item("file", attrs))
-    lookup = lookup_hint(cmd, search_query(path_query(paths[-1][0]), "file"))
+    lookup = lookup_hint(scope, "--type file_read", len(paths))
     return Section("files_read", items, lookup, total=len(paths))
 
 
-def _sec_errors(st: State, cmd: str) -> Section | None:
+def _sec_errors(st: State, scope: str) -> Section | None:
     if not st.errors:
         return None
     items = []
@@ -172,15 +167,14 @@ def _sec_errors(st: State, cmd: str) -> Section | None:
         if count > 1:
             attrs.append(("count", str(count), 0))
         items.append(Item("error", attrs, first_lines(error) or "(no message)", 300))
-    tool, key, error, _count = errors[-1]
-    lookup = lookup_hint(cmd, search_query(key or first_lines(error), "error"))
+    lookup = lookup_hint(scope, "--type tool_error,output_error", len(errors))
     extra = [("resolved", str(st.resolved))] if st.resolved else []
     # Newest first; the older errors go first (the oldest of them first), the newest is
     # key: it stays, only shortened, and the section with it.
     return Section("errors", items, lookup, total=len(errors), attrs=extra, key=(0,))
 
 
-def _sec_decisions(st: State, cmd: str) -> Section | None:
+def _sec_decisions(st: State, scope: str) -> Section | None:
     if not st.notes:
         return None
     # A prompt of one sentence that decides is stored as a decision too (the sentence is
@@ -196,11 +190,11 @@ def _sec_decisions(st: State, cmd: str) -> Section | None:
     items = [
         Item(tag, [], clean(pre(text, 240)), 240) for (tag, text), _rank in ranked[:_MAX_NOTES]
     ]
-    lookup = lookup_hint(cmd, search_query(ranked[0][0][1], "decision"))
+    lookup = lookup_hint(scope, "--category decision,role", len(ranked))
     return Section("decisions", items, lookup, total=len(ranked))
 
 
-def _sec_plan(st: State, cmd: str) -> Section | None:
+def _sec_plan(st: State, scope: str) -> Section | None:
     if st.plan is None:
         return None
     plan, path = st.plan
@@ -208,12 +202,12 @@ def _sec_plan(st: State, cmd: str) -> Section | None:
     if not text:
         return None
     attrs = [("path", clean(pre(path, 160)), -160)] if path else []
-    first = text.split("\n", 1)[0].lstrip("#>*- ")
-    lookup = lookup_hint(cmd, search_query(first, "plan"))
+    # The plan is cut to fit: the lookup prints the approved plan whole.
+    lookup = lookup_hint(scope, "--type plan_exit", 1, full=True)
     return Section("plan", [Item("text", attrs, text, 900)], lookup, total=1)
 
 
-def _sec_rules(st: State, cmd: str) -> Section | None:
+def _sec_rules(st: State, scope: str) -> Section | None:
     if not st.rules:
         return None
     rules = list(st.rules.items())
@@ -221,7 +215,7 @@ def _sec_rules(st: State, cmd: str) -> Section | None:
         Item("rule", [("path", clean(pre(p, 160)), -160), ("change", "edit" if e else "read", 0)])
         for p, e in reversed(rules[-_MAX_RULES:])
     ]
-    lookup = lookup_hint(cmd, search_query(path_query(rules[-1][0]), "rule"))
+    lookup = lookup_hint(scope, "--category rule", len(rules))
     return Section("rules", items, lookup, total=len(rules))
 
 
@@ -229,7 +223,7 @@ def _sec_rules(st: State, cmd: str) -> Section | None:
 _ABSORBED_OPS = ("add", "rm", "mv")
 
 
-def _sec_git(st: State, cmd: str) -> Section | None:
+def _sec_git(st: State, scope: str) -> Section | None:
     ops = [
         (text, entry)
         for text, entry in st.ops.items()
@@ -259,21 +253,15 @@ def _sec_git(st: State, cmd: str) -> Section | None:
     # first item), the branch and the uncommitted work (attributes) are key: they stay.
     drop = list(range(len(items) - 1, n_commits - 1, -1)) + list(range(n_commits - 1, 0, -1))
     key = (0,) if n_commits else ()
-    if st.commits:
-        hint = clean_lines(pre(st.commits[-1][0], 120)).split("\n", 1)[0]
-    elif st.branch is not None:
-        hint = st.branch[0]
-    else:
-        hint = ops[-1][0]
-    lookup = lookup_hint(cmd, search_query(hint, "git"))
     total = len(st.commits) + len(ops)
+    lookup = lookup_hint(scope, "--type git_commit,git_branch,git_op", total)
     pinned = bool(attrs)
     return Section(
         "git", items, lookup, total=total, attrs=attrs, drop=drop, key=key, pinned=pinned
     )
 
 
-def _sec_env(st: State, cmd: str) -> Section | None:
+def _sec_env(st: State, scope: str) -> Section | None:
     if not st.cwd and not st.setups:
         return None
     attrs = [("cwd", cut_tail(clean(pre(st.cwd, 200)), 200))] if st.cwd else []
@@ -294,16 +282,11 @@ def _sec_env(st: State, cmd: str) -> Section | None:
         if count > 1:
             item_attrs.append(("count", str(count), 0))
         items.append(Item("setup", item_attrs, clean(pre(detail, 120)), 120))
-    if setups:
-        kind, tool, detail = setups[-1][0]
-        hint = detail or tool or kind
-    else:
-        hint = st.cwd
-    lookup = lookup_hint(cmd, search_query(hint, "env"))
+    lookup = lookup_hint(scope, "--category env,cwd", len(setups))
     return Section("environment", items, lookup, total=len(setups), attrs=attrs)
 
 
-def _sec_agents(st: State, cmd: str) -> Section | None:
+def _sec_agents(st: State, scope: str) -> Section | None:
     if not st.agents:
         return None
     agents = list(st.agents.items())
@@ -313,12 +296,11 @@ def _sec_agents(st: State, cmd: str) -> Section | None:
         if count > 1:
             attrs.append(("count", str(count), 0))
         items.append(Item("subagent", attrs, clean(pre(description, 120)), 120))
-    agent_type, description = agents[-1][0]
-    lookup = lookup_hint(cmd, search_query(description or agent_type, "subagent"))
+    lookup = lookup_hint(scope, "--category subagent", len(agents))
     return Section("subagents", items, lookup, total=len(agents))
 
 
-def _sec_mcp(st: State, cmd: str) -> Section | None:
+def _sec_mcp(st: State, scope: str) -> Section | None:
     if not st.mcp:
         return None
     tools = list(st.mcp.items())
@@ -331,12 +313,11 @@ def _sec_mcp(st: State, cmd: str) -> Section | None:
             attrs.append(("name", clean(pre(tool, 60)), 60))
         attrs.append(("count", str(count), 0))
         items.append(Item("tool", attrs))
-    server, tool = tools[-1][0]
-    lookup = lookup_hint(cmd, search_query(f"{server} {tool}", "mcp"))
+    lookup = lookup_hint(scope, "--category mcp", len(tools))
     return Section("mcp", items, lookup, total=len(tools))
 
 
-def _sec_refs(st: State, cmd: str) -> Section | None:
+def _sec_refs(st: State, scope: str) -> Section | None:
     if not st.refs:
         return None
     refs = list(st.refs.items())
@@ -344,7 +325,7 @@ def _sec_refs(st: State, cmd: str) -> Section | None:
     for (tag, value), count in reversed(refs[-_MAX_REFS:]):
         attrs = [("count", str(count), 0)] if count > 1 else []
         items.append(Item(tag, attrs, clean(pre(value, 160)), 160))
-    lookup = lookup_hint(cmd, search_query(refs[-1][0][1], "url"))
+    lookup = lookup_hint(scope, "--category external-ref", len(refs))
     return Section("references", items, lookup, total=len(refs))
 
 

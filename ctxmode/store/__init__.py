@@ -58,17 +58,20 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from ctxmode.store.query import (
+        SNIPPET_CHARS,
+        SNIPPET_MARK,
+        analyze,
+        make_snippet,
+        parse_query,
+    )
     from ctxmode.store.search import (
         RECENCY_HALF_LIFE_DAYS,
         RECENCY_WEIGHT,
         SEARCH_CANDIDATES,
-        SNIPPET_CHARS,
-        SNIPPET_MARK,
         SearchHit,
+        SearchHits,
         blend,
-        like_relevance,
-        make_snippet,
-        parse_query,
     )
 
 __all__ = [
@@ -87,6 +90,7 @@ __all__ = [
     "SYNCHRONOUS_MODES",
     "Resume",
     "SearchHit",
+    "SearchHits",
     "Store",
     "StoreCorrupt",
     "StoreError",
@@ -94,9 +98,9 @@ __all__ = [
     "StoreMissing",
     "StoreOutdated",
     "StoreTooNew",
+    "analyze",
     "blend",
     "iso_utc",
-    "like_relevance",
     "make_snippet",
     "parse_iso",
     "parse_query",
@@ -133,17 +137,19 @@ class Store(Events, Sessions, Resumes):
         query: str,
         *,
         session_id: str | None = None,
-        category: str | None = None,
-        type: str | None = None,
+        category: str | Sequence[str] | None = None,
+        type: str | Sequence[str] | None = None,
         since: str | None = None,
         limit: int = 20,
         worktree: str | None = None,
         client: Sequence[str | None] | None = None,
-    ) -> list[SearchHit]:
-        """Events whose data *values* hold every term of ``query`` (substring,
-        case-insensitive), best first; each hit with a ``snippet``. ``worktree``: only
-        sessions that ran in that work tree; ``client``: only sessions whose
-        ``session_meta.client`` is one of these values (None: no client recorded). How: ``store/search.py``."""
+    ) -> SearchHits:
+        """Events whose data *values* share a word, identifier or phrase with ``query``,
+        best first (relevance, recency), each with a ``snippet``; the list's ``total``
+        says how many matched. ``category`` and ``type``: one value or several;
+        ``worktree``: only sessions that ran in that work tree; ``client``: only sessions
+        whose ``session_meta.client`` is one of these values (None: no client recorded).
+        How: ``store/search.py``."""
         from ctxmode.store.search import find
 
         return find(self, query, session_id, category, type, since, limit, worktree, client)
@@ -228,7 +234,8 @@ _SEARCH_NAMES = frozenset(
         "SNIPPET_MARK",
         "SearchHit",
         "blend",
-        "like_relevance",
+        "SearchHits",
+        "analyze",
         "make_snippet",
         "parse_query",
     }
@@ -236,9 +243,10 @@ _SEARCH_NAMES = frozenset(
 
 
 def __getattr__(name: str) -> object:
-    """The names exported from ``search``, which hooks never load, loaded on first use."""
+    """The names exported from ``search`` and ``query``, which hooks never load, loaded
+    on first use."""
     if name not in _SEARCH_NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ctxmode.store import search
+    from ctxmode.store import query, search
 
-    return getattr(search, name)
+    return getattr(query if hasattr(query, name) else search, name)

@@ -295,6 +295,7 @@ class Connection:
         self.busy_timeout_ms = busy_timeout_ms
         self._identity = identity
         self._fts: bool | None = None
+        self._words: bool | None = None
         self.synchronous = "NORMAL"
         # Set when opening this store moved a corrupt one aside: (new name, reason).
         self.incident: tuple[str, str] | None = None
@@ -487,6 +488,7 @@ class Connection:
         self._identity = fresh._identity
         self.incident = fresh.incident
         self._fts = None
+        self._words = None
 
     # ------------------------------------------------------------ schema and store_meta
 
@@ -499,6 +501,17 @@ class Connection:
             ).fetchone()
             self._fts = row is not None
         return self._fts
+
+    @guarded
+    def words_enabled(self) -> bool:
+        """Whether this store has the word index of schema 5 (else words are found as
+        substrings, through the trigram index or LIKE)."""
+        if self._words is None:
+            row = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events_words'"
+            ).fetchone()
+            self._words = row is not None
+        return self._words
 
     @guarded
     def schema_version(self) -> int:

@@ -31,6 +31,11 @@ def integrity_check(store: Connection) -> str:
             store.conn.execute("INSERT INTO events_fts (events_fts) VALUES ('integrity-check')")
         except _sqlite3.DatabaseError as exc:
             problems.append(f"fts: {exc}")
+    if store.words_enabled() and not store.readonly:
+        try:
+            store.conn.execute("INSERT INTO events_words (events_words) VALUES ('integrity-check')")
+        except _sqlite3.DatabaseError as exc:
+            problems.append(f"word index: {exc}")
     return "\n".join(problems) if problems else "ok"
 
 
@@ -40,6 +45,8 @@ def vacuum(store: Connection, optimize_fts: bool) -> int:
     if optimize_fts and store.fts_enabled():
         with _Tx(conn):
             conn.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')")
+            if store.words_enabled():
+                conn.execute("INSERT INTO events_words (events_words) VALUES ('optimize')")
     before = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
     # executescript steps the pragma to completion; execute() frees a single page.
     conn.executescript("PRAGMA incremental_vacuum;")

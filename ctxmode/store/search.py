@@ -1,30 +1,65 @@
-"""Search (``Store.search``): the query language, FTS5 and LIKE matching, ranking, snippets.
+"""Search (``Store.search``): what a query asks for, the candidates, their ranking, snippets.
 
 Not imported by hook processes: ``Store.search`` imports this module on its first call.
 
 What is searched is the text a person reads: the values of each event's JSON data, one
 per line, unescaped (the view ``events_text``, see ``migrations.values_sql``): no key
-names, no escape sequences. A query is split into terms by :func:`parse_query`; an
-event matches when its text holds every term (substring, case-insensitive).
+names, no escape sequences.
 
-Terms of three or more characters go to the FTS5 trigram index, shorter ones to LIKE on
-its hits. SQLite walks the matches newest first (the session and ``since`` filters
-become a rowid range, :func:`_id_bounds`) and stops after :data:`SEARCH_CANDIDATES`
-that pass the filters; those are ranked by :func:`blend` of BM25 relevance and age,
-ties to the newer event. (BM25's IDF still counts every match of each term once:
-~0.1-0.4 s for terms found in a fifth of a million events.) Without FTS5 (or on any
-FTS error), and for the events older than the index (a large store upgraded from
-schema 1 indexes only its newest events), the same terms run through LIKE over the
-same values, ranked by :func:`like_relevance`. An empty query lists the newest events
-that pass the filters. Each hit's ``snippet`` is a window of those values
-(:func:`make_snippet`).
+**The query** (:func:`analyze`). An agent asks after a compaction in its own words: a few
+keywords or a sentence ("which port did the dev server take?"). The query becomes terms:
+
+- *words*: each word, lower-cased; question and function words (``data/stopwords.txt``)
+  carry no weight, so a sentence ranks like its keywords. A word matches a word of the
+  same stem (porter: "migrations" finds "migrated"); one that no event holds as a word
+  is looked for as part of words ("snap" finds "snapshot", "assertion" finds
+  "AssertionError");
+- *exact* terms, matched as case-insensitive substrings: an identifier, path, flag,
+  version or error code (a token with inner punctuation or digits among letters:
+  ``src/app.py``, ``--force``, ``E0425``, ``localhost:3000``), a "quoted phrase", and
+  the whole query as typed. An identifier's words count too, at a lower weight.
+
+**The candidates.** Every event that shares a term with the query (OR, never AND). Per
+term, the newest :data:`TERM_CANDIDATES` matches (word terms from the word index
+``events_words``, exact ones from the trigram index ``events_fts``), and as many again
+of the events holding *all* the words (and all but one, for three to six words), so
+that an old event holding several of them is not crowded out by newer events holding
+one. How many events hold each term (exactly, or estimated from how far back its
+newest matches reach) gives the term its weight: BM25's IDF.
+
+**The ranking.** The candidates are scored by the weights of the terms they hold; the
+best :data:`REFINE` are read and scored again on their text (BM25: each term's count
+in the event, against the event's length), times a recency factor (:func:`blend`).
+Events holding more of the query's exact phrases and identifiers come first; recency
+breaks ties.
+
+Long on purpose (~650 lines): finding the candidates and scoring them is one pass over
+one structure (``_Search``), read best top to bottom; the query itself is ``query.py``.
+
+Events older than an index (a large store upgraded from an older schema indexes only
+its newest events) are found through the older index, and below both by ``LIKE`` over
+the same values (a store without FTS5: ``LIKE`` alone), scored the same way on their
+text. An empty query lists the newest events that pass the filters.
 """
 
 from __future__ import annotations
 
+import math
+
 from ctxmode.events import SessionEvent
 from ctxmode.migrations import _sqlite3
-from ctxmode.redact import cut_at, cut_from, merge_spans
+from ctxmode.store.query import (
+    KIND_BOOST,
+    MIN_EXACT,
+    SHAPE_BOOST,
+    Term,
+    analyze,
+    asked_kinds,
+    asked_shapes,
+    fold,
+    make_snippet,
+    words_of,
+)
 from ctxmode.store.values import (
     EVENT_COLUMNS,
     EVENT_FIELDS,
@@ -35,23 +70,33 @@ from ctxmode.store.values import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
     from ctxmode.store.connection import Connection
 
-# Rank the newest SEARCH_CANDIDATES matches (see the module docstring).
-SEARCH_CANDIDATES = 1000
+# The newest matches taken per term (and per all-words query) from an index.
+TERM_CANDIDATES = 1000
+# The best this-many candidates of the first scoring are read and scored on their text.
+REFINE = 200
+# The newest events a LIKE scan (no index) reads.
+LIKE_CANDIDATES = 2000
+# Kept for callers that size a request on it (the CLI): the candidates a search ranks.
+SEARCH_CANDIDATES = TERM_CANDIDATES
+# Words in more events than this are not searched together (see _Search.together).
+GROUP_MAX_MATCHES = 50_000
+# BM25's term-frequency saturation and length normalisation.
+K1 = 1.2
+B = 0.75
 RECENCY_WEIGHT = 0.25
 RECENCY_HALF_LIFE_DAYS = 7.0
-SNIPPET_CHARS = 160
-SNIPPET_MARK = ("**", "**")
 
 _E_COLUMNS = ", ".join("e." + name.strip() for name in EVENT_COLUMNS.split(","))
+_TEXT = 12  # the text's place in a row of _E_COLUMNS + text (after created_at, 11)
 
 
 class SearchHit(SessionEvent):
-    """A stored event plus its blended ``rank`` (higher is better) and a ``snippet``."""
+    """A stored event plus its ``rank`` (higher is better) and a ``snippet``."""
 
     __slots__ = ("rank", "snippet")
 
@@ -78,109 +123,13 @@ class SearchHit(SessionEvent):
         return result
 
 
-# ---------------------------------------------------------------- the query
+class SearchHits(list[SearchHit]):
+    """The hits of a search, best first, with how many events matched: ``total``, a lower
+    bound when ``more`` (an index gave its newest matches only; ``total`` then counts
+    the events estimated to hold the most common term)."""
 
-
-def parse_query(query: str) -> list[str]:
-    """Split a user query into terms: whitespace separates, ``"…"`` keeps a phrase together.
-
-    Every other character (``* ( ) - : ^ +`` …) is literal: terms are quoted before they
-    reach FTS5, so nothing in a query can be FTS syntax.
-    """
-    terms: list[str] = []
-    buf: list[str] = []
-    quoted = False
-
-    def flush() -> None:
-        term = "".join(buf).replace("\x00", "").strip()
-        buf.clear()
-        if term and term not in terms:
-            terms.append(term)
-
-    for char in query:
-        if char == '"':
-            flush()
-            quoted = not quoted
-        elif char.isspace() and not quoted:
-            flush()
-        else:
-            buf.append(char)
-    flush()
-    return terms
-
-
-def _fts_string(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def _like_pattern(term: str) -> str:
-    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-# ---------------------------------------------------------------- snippets and ranking
-
-
-def _fold(text: str) -> str:
-    # lower() keeps the length for almost all text; when it does not, offsets into the
-    # folded string would be wrong, so match case-sensitively instead.
-    folded = text.lower()
-    return folded if len(folded) == len(text) else text
-
-
-def _spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
-    folded = _fold(text)
-    spans: list[tuple[int, int]] = []
-    for term in terms:
-        needle = _fold(term) if len(_fold(term)) == len(term) else term
-        start = folded.find(needle)
-        while start >= 0 and needle:
-            spans.append((start, start + len(needle)))
-            start = folded.find(needle, start + len(needle))
-    return merge_spans(spans)
-
-
-def make_snippet(
-    text: str,
-    terms: Sequence[str],
-    *,
-    width: int = SNIPPET_CHARS,
-    mark: tuple[str, str] = SNIPPET_MARK,
-) -> str:
-    """A window of ``text`` around the first match, each match wrapped in ``mark``."""
-    spans = _spans(text, terms)
-    first = spans[0][0] if spans else 0
-    start = max(0, min(first - width // 3, len(text) - width))
-    end = min(len(text), start + width)
-    # A window never splits a [REDACTED:…] mask: it widens to hold the whole of one.
-    start, end = cut_at(text, start), cut_from(text, end)
-    out: list[str] = ["…"] if start > 0 else []
-    cursor = start
-    for span_start, span_end in spans:
-        if span_end <= start or span_start >= end:
-            continue
-        span_start, span_end = max(span_start, start), min(span_end, end)
-        out.append(text[cursor:span_start])
-        out.append(mark[0] + text[span_start:span_end] + mark[1])
-        cursor = span_end
-    out.append(text[cursor:end])
-    if end < len(text):
-        out.append("…")
-    return "".join(out)
-
-
-def like_relevance(text: str, terms: Sequence[str], average_length: float) -> float:
-    """BM25's term-frequency part (k1=1.2, b=0.75) over substring counts, for the LIKE path."""
-    if not terms:
-        return 0.0
-    folded = _fold(text)
-    norm = 1.2 * (0.25 + 0.75 * len(text) / max(average_length, 1.0))
-    score = 0.0
-    for term in terms:
-        needle = _fold(term)
-        frequency = folded.count(needle) if needle else 0
-        score += frequency * 2.2 / (frequency + norm)
-    return score
+    total: int = 0
+    more: bool = False
 
 
 def blend(relevance: float, age_seconds: float) -> float:
@@ -195,61 +144,63 @@ def blend(relevance: float, age_seconds: float) -> float:
     return relevance * (1.0 + RECENCY_WEIGHT * fresh)
 
 
-def _rank(rows: Sequence[Any], terms: Sequence[str], limit: int) -> list[SearchHit]:
-    if not rows:
-        return []
-    times = [parse_iso(row[11]) for row in rows]
-    newest = max(times)
-    scored = sorted(
-        (
-            (blend(float(row[12]), newest - stamp), row[0], row)
-            for row, stamp in zip(rows, times, strict=True)
-        ),
-        key=lambda item: (-item[0], -item[1]),
-    )
-    return [
-        SearchHit(event_from_row(row), rank, make_snippet(str(row[13] or ""), terms))
-        for rank, _, row in scored[: max(limit, 0)]
-    ]
+def idf(matching: float, total: float) -> float:
+    """BM25's inverse document frequency: rare terms weigh more, none weighs nothing."""
+    total = max(total, matching, 1.0)
+    return math.log(1.0 + (total - matching + 0.5) / (matching + 0.5))
 
 
 # ---------------------------------------------------------------- the search
 
 
-def find(
-    store: Connection,
-    query: str,
+class _Filters:
+    """The SQL that narrows a search to the caller's sessions, kinds and times."""
+
+    __slots__ = ("params", "where")
+
+    def __init__(self) -> None:
+        self.where: list[str] = []
+        self.params: list[object] = []
+
+    def add(self, sql: str, *params: object) -> None:
+        self.where.append(sql)
+        self.params.extend(params)
+
+    def sql(self) -> str:
+        return "".join(f" AND {w}" for w in self.where)
+
+
+def _values(value: str | Sequence[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [as_text(value)]
+    return [as_text(v) for v in value]
+
+
+def _filters(
     session_id: str | None,
-    category: str | None,
-    type_: str | None,
+    category: str | Sequence[str] | None,
+    type_: str | Sequence[str] | None,
     since: str | None,
-    limit: int,
-    worktree: str | None = None,
-    client: Sequence[str | None] | None = None,
-) -> list[SearchHit]:
-    """``Store.search``: the ranked hits (see the module docstring)."""
-    conn = store.conn
-    terms = parse_query(as_text(query))
-    long_terms = [t for t in terms if len(t) >= 3]
-    candidates = max(SEARCH_CANDIDATES, limit)
-    where: list[str] = []
-    params: list[object] = []
-    bounds = _id_bounds(conn, session_id, since)
-    if bounds is None:
-        return []
-    low, high = bounds
-    text = "t.text"  # events_text: the values of the event's data (migrations.m002)
-    for column, value in (("session_id", session_id), ("category", category), ("type", type_)):
-        if value is not None:
-            where.append(f"e.{column} = ?")
-            params.append(as_text(value))
+    worktree: str | None,
+    client: Sequence[str | None] | None,
+) -> _Filters:
+    f = _Filters()
+    if session_id is not None:
+        f.add("e.session_id = ?", as_text(session_id))
+    for column, value in (("category", category), ("type", type_)):
+        values = _values(value)
+        if values is not None:
+            f.add(f"e.{column} IN ({', '.join('?' * len(values))})", *values)
     if since is not None:
-        where.append("e.created_at >= ?")
-        params.append(since)
+        f.add("e.created_at >= ?", since)
     if worktree is not None:
         # The worktrees of a repository share its store: the sessions of one of them.
-        where.append("e.session_id IN (SELECT session_id FROM session_meta WHERE worktree = ?)")
-        params.append(as_text(worktree))
+        f.add(
+            "e.session_id IN (SELECT session_id FROM session_meta WHERE worktree = ?)",
+            as_text(worktree),
+        )
     if client is not None:
         # The sessions of one client: session_meta.client among these values (None: a
         # row that names no client, which the caller knows the meaning of).
@@ -257,71 +208,410 @@ def find(
         test = [f"client IN ({', '.join('?' * len(names))})"] if names else []
         if None in client:
             test.append("client IS NULL")
-        where.append(
+        f.add(
             "e.session_id IN (SELECT session_id FROM session_meta WHERE "
             + (" OR ".join(test) or "0")
-            + ")"
+            + ")",
+            *names,
         )
-        params.extend(names)
-    rows: list[Any] = []
-    like_high = high  # LIKE covers [low, like_high]: what the index does not
-    if long_terms and store.fts_enabled():
-        # Short terms cannot use the trigram index: LIKE checks them on the FTS hits.
-        fts_where = list(where)
-        fts_params = list(params)
-        for term in terms:
-            if len(term) < 3:
-                fts_where.append(f"{text} LIKE ? ESCAPE '\\'")
-                fts_params.append(_like_pattern(term))
+    return f
+
+
+def _fts_phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _json_plain(text: str) -> bool:
+    """Whether JSON writes ``text`` unchanged inside a string (no escapes): printable
+    ASCII without quote or backslash."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
+
+
+def _like_pattern(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+class _Matches:
+    """One index query's matches: the ids, newest first, and whether it stopped at its
+    cap (then more exist: the count is an estimate)."""
+
+    __slots__ = ("capped", "estimate", "ids")
+
+    def __init__(self, ids: list[int], cap: int, low: int, high: int) -> None:
+        self.ids = ids
+        self.capped = len(ids) >= cap
+        if self.capped and ids:
+            # The newest ``cap`` matches reach back to ids[-1]: as dense below it.
+            reach = max(high - ids[-1] + 1, 1)
+            self.estimate = len(ids) * (high - low + 1) / reach
+        else:
+            self.estimate = float(len(ids))
+
+
+class _Search:
+    """One search: the terms, the id ranges of the indexes, the candidates found."""
+
+    def __init__(
+        self, store: Connection, terms: list[Term], filters: _Filters, query: str = ""
+    ) -> None:
+        self.conn = store.conn
+        self.terms = terms
+        self.shapes = asked_shapes(query)
+        self.filters = filters
+        self.joined = bool(filters.where)
+        # id → indices of the terms an index showed it to hold
+        self.found: dict[int, set[int]] = {}
+        self.rows: dict[int, Any] = {}  # id → event row + text (LIKE reads them whole)
+        self.estimates = [0.0] * len(terms)
+        self.capped = [False] * len(terms)
+        self.more = False
+        self.span = 0
+
+    def index_query(self, index: str, match: str, low: int, high: int) -> _Matches | None:
+        """The newest matches of ``match`` in ``index`` between ids ``low`` and ``high``
+        that pass the filters; None when FTS5 refuses the query."""
+        if low > high:
+            return _Matches([], 1, low, high)
+        if self.joined:
+            sql = (
+                f"SELECT f.rowid FROM {index} f JOIN session_events e ON e.id = f.rowid "
+                f"WHERE {index} MATCH ? AND f.rowid BETWEEN ? AND ?{self.filters.sql()} "
+                "ORDER BY f.rowid DESC LIMIT ?"
+            )
+            params: list[object] = [match, low, high, *self.filters.params, TERM_CANDIDATES]
+        else:
+            sql = (
+                f"SELECT rowid FROM {index} WHERE {index} MATCH ? AND rowid BETWEEN ? AND ? "
+                "ORDER BY rowid DESC LIMIT ?"
+            )
+            params = [match, low, high, TERM_CANDIDATES]
         try:
-            fts_from = _fts_from_id(conn, high)
-            start = max(low, fts_from)
-            if start <= high:
-                rows = conn.execute(
-                    f"SELECT {_E_COLUMNS}, -bm25(events_fts), {text} FROM events_fts "
-                    "JOIN session_events e ON e.id = events_fts.rowid "
-                    "JOIN events_text t ON t.id = e.id "
-                    "WHERE events_fts MATCH ? AND events_fts.rowid BETWEEN ? AND ? "
-                    + "".join(f" AND {w}" for w in fts_where)
-                    + " ORDER BY events_fts.rowid DESC LIMIT ?",
-                    [
-                        " ".join(_fts_string(t) for t in long_terms),
-                        start,
-                        high,
-                        *fts_params,
-                        candidates,
-                    ],
-                ).fetchall()
-            like_high = min(high, fts_from - 1)
+            ids = [int(row[0]) for row in self.conn.execute(sql, params).fetchall()]
         except _sqlite3.OperationalError:
-            rows = []  # e.g. this SQLite lacks fts5: LIKE gives the same hits
-    if low <= like_high:
-        like_where = list(where)
-        like_params = list(params)
-        for term in terms:
-            like_where.append(f"{text} LIKE ? ESCAPE '\\'")
-            like_params.append(_like_pattern(term))
-        found = conn.execute(
-            f"SELECT {_E_COLUMNS}, 0.0, {text} "
-            "FROM session_events e JOIN events_text t ON t.id = e.id "
-            "WHERE e.id BETWEEN ? AND ?"
-            + "".join(f" AND {w}" for w in like_where)
-            + " ORDER BY e.id DESC LIMIT ?",
-            [low, like_high, *like_params, candidates],
+            return None
+        return _Matches(ids, TERM_CANDIDATES, low, high)
+
+    def note(self, matches: _Matches, held: Iterable[int], count_for: int | None) -> None:
+        """Record that each match holds the terms ``held``; count it for one term."""
+        held = tuple(held)
+        for rowid in matches.ids:
+            slot = self.found.get(rowid)
+            if slot is None:
+                self.found[rowid] = set(held)
+            else:
+                slot.update(held)
+        if count_for is not None:
+            self.estimates[count_for] += matches.estimate
+            self.capped[count_for] = self.capped[count_for] or matches.capped
+        self.more = self.more or matches.capped
+
+    def words_range(self, low: int, high: int) -> None:
+        """Candidates from the word index (words) and the trigram index (exact terms)."""
+        word_ids = [i for i, t in enumerate(self.terms) if t.kind == "word"]
+        with_hits: list[int] = []
+        for i in word_ids:
+            term = self.terms[i]
+            found = self.index_query("events_words", _fts_phrase(term.text), low, high)
+            if found is not None and found.ids:
+                self.note(found, (i,), i)
+                with_hits.append(i)
+            else:
+                # No event holds it as a word: look inside words ("snap", "assertion").
+                term.substring = True
+                if len(term.text) >= MIN_EXACT:
+                    self.trigram(i, term.text, low, high)
+        for i, term in enumerate(self.terms):
+            if term.kind == "exact":
+                self.exact(i, term, low, high)
+        self.together([i for i in with_hits if self.terms[i].weight >= 1.0], low, high)
+
+    def exact(self, i: int, term: Term, low: int, high: int) -> None:
+        """An identifier or phrase: the events holding its words in a row (the word
+        index), else, for part of a word ("gamma_4", "src/gam"), the trigram index.
+        Which of them hold it exactly is decided on their text."""
+        parts = words_of(term.text)
+        if parts:
+            found = self.index_query("events_words", _fts_phrase(" ".join(parts)), low, high)
+            if found is not None and found.ids:
+                self.note(found, (i,), i)
+                return
+        if term.weight > 0.0 and len(term.text) >= MIN_EXACT:
+            # (Not for the whole query: its words found their events already, and a
+            # trigram phrase that matches nothing reads every event of its trigrams.)
+            self.trigram(i, term.text, low, high)
+
+    def together(self, word_ids: list[int], low: int, high: int) -> None:
+        """The events holding all the words (and all but one, for three to six), so that
+        an older event holding several is among the candidates.
+
+        Only words whose newest matches were cut at the cap need it (every event of the
+        others is a candidate already), and only words of at most
+        :data:`GROUP_MAX_MATCHES` events: FTS5 reads the whole list of each word of an
+        AND, and words that common weigh little.
+        """
+        word_ids = [
+            j for j in word_ids if self.capped[j] and self.estimates[j] <= GROUP_MAX_MATCHES
+        ]
+        if len(word_ids) < 2:
+            return
+        groups = [word_ids]
+        if 3 <= len(word_ids) <= 6:
+            groups += [[j for j in word_ids if j != skip] for skip in word_ids]
+        for group in groups:
+            match = " AND ".join(_fts_phrase(self.terms[j].text) for j in group)
+            found = self.index_query("events_words", match, low, high)
+            if found is not None:
+                self.note(found, group, None)
+
+    def trigram(self, i: int, text: str, low: int, high: int) -> None:
+        found = self.index_query("events_fts", _fts_phrase(text), low, high)
+        if found is not None:
+            self.note(found, (i,), i)
+
+    def trigram_range(self, low: int, high: int) -> None:
+        """Below the word index: every term as a substring, through the trigram index."""
+        for i, term in enumerate(self.terms):
+            needle = term.root if term.kind == "word" else term.text
+            if len(needle) >= MIN_EXACT and term.weight > 0.0:  # the whole query: its words
+                self.trigram(i, needle, low, high)
+
+    def like_range(self, low: int, high: int) -> None:
+        """Below every index (or without FTS5): LIKE over the values, the newest
+        :data:`LIKE_CANDIDATES` rows holding any term, read whole."""
+        if low > high:
+            return
+        needles = [t.root if t.kind == "word" else t.text for t in self.terms]
+        needles = [n for n in needles if n]
+        if not needles:
+            return
+        test = " OR ".join("t.text LIKE ? ESCAPE '\\'" for _ in needles)
+        patterns = [_like_pattern(n) for n in needles]
+        prefilter = ""
+        if all(_json_plain(n) for n in needles):
+            # The stored JSON holds a plain needle as it is: LIKE on it first, and compute
+            # the values (json_tree, ten times the cost) only for the rows it lets pass.
+            prefilter = " AND (" + " OR ".join("e.data LIKE ? ESCAPE '\\'" for _ in needles) + ")"
+        rows = self.conn.execute(
+            f"SELECT {_E_COLUMNS}, t.text FROM session_events e "
+            "JOIN events_text t ON t.id = e.id "
+            f"WHERE e.id BETWEEN ? AND ?{self.filters.sql()}{prefilter} AND ({test}) "
+            "ORDER BY e.id DESC LIMIT ?",
+            [
+                low,
+                high,
+                *self.filters.params,
+                *(patterns if prefilter else []),
+                *patterns,
+                LIKE_CANDIDATES,
+            ],
         ).fetchall()
-        if found:
-            average = sum(len(row[13] or "") for row in found) / len(found)
-            rows += [
-                (*row[:12], like_relevance(row[13] or "", terms, average), row[13]) for row in found
-            ]
-    return _rank(rows, terms, limit)
+        capped = len(rows) >= LIKE_CANDIDATES
+        reach = high - int(rows[-1][0]) + 1 if capped and rows else high - low + 1
+        scale = (high - low + 1) / max(reach, 1)
+        self.more = self.more or capped
+        folded = [fold(str(row[_TEXT] or "")) for row in rows]
+        for term in self.terms:
+            if term.kind == "word" and not any(term.spans(text, 1) for text in folded):
+                term.substring = True  # as the index path does: inside words, then
+        for row, text in zip(rows, folded, strict=True):
+            held = {i for i, t in enumerate(self.terms) if t.spans(text, 1)}
+            if not held:
+                continue  # LIKE matched inside a word, not the word itself
+            self.rows[int(row[0])] = row
+            self.found.setdefault(int(row[0]), set()).update(held)
+            for i in held:
+                self.estimates[i] += scale
+
+    def first_pass(self, keep: int) -> list[int]:
+        """The ids of the ``keep`` best candidates by the weights of the terms they hold."""
+        weights = [t.weight * t.idf for t in self.terms]
+        scored = sorted(
+            ((sum(weights[i] for i in held), rowid) for rowid, held in self.found.items()),
+            reverse=True,
+        )
+        return [rowid for _, rowid in scored[:keep]]
+
+    def read(self, ids: list[int]) -> list[Any]:
+        missing = [i for i in ids if i not in self.rows]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            for row in self.conn.execute(
+                f"SELECT {_E_COLUMNS}, t.text FROM session_events e "
+                "JOIN events_text t ON t.id = e.id "
+                f"WHERE e.id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall():
+                self.rows[int(row[0])] = row
+        return [self.rows[i] for i in ids if i in self.rows]
+
+    def rank(self, rows: list[Any], limit: int) -> tuple[list[SearchHit], int]:
+        """The best ``limit`` of ``rows`` (BM25 on their texts, the recency factor, exact
+        terms first), and how many of them hold a term at all."""
+        if not rows:
+            return [], 0
+        texts = [str(row[_TEXT] or "") for row in rows]
+        average = sum(len(t) for t in texts) / len(texts)
+        times = [parse_iso(row[11]) for row in rows]
+        newest = max(times)
+        kinds = asked_kinds(self.terms)
+        scored = []
+        for row, text, stamp in zip(rows, texts, times, strict=True):
+            folded = fold(text)
+            held = self.found.get(int(row[0]), set())
+            norm = K1 * (1.0 - B + B * len(text) / max(average, 1.0))
+            relevance = 0.0
+            tier = 0
+            for i, term in enumerate(self.terms):
+                frequency = term.count(folded, text)
+                if frequency == 0 and i in held and term.kind == "word":
+                    frequency = 1  # porter joined what the Python stem does not
+                if frequency == 0:
+                    continue
+                if term.tiered:
+                    tier += 1
+                relevance += term.weight * term.idf * frequency * (K1 + 1) / (frequency + norm)
+            if relevance <= 0.0 and tier == 0:
+                continue
+            if row[2] in kinds:
+                relevance *= KIND_BOOST
+            if self.shapes and any(p.search(text) for p in self.shapes):
+                relevance *= SHAPE_BOOST
+            rank = blend(relevance, newest - stamp)
+            scored.append((tier, rank, int(row[0]), row, text))
+        scored.sort(key=lambda item: (-item[0], -item[1], -item[2]))
+        scored = _spread(scored)
+        hits = [
+            SearchHit(event_from_row(row), rank, make_snippet(text, self.terms))
+            for _, rank, _, row, text in scored[: max(limit, 0)]
+        ]
+        return hits, len(scored)
 
 
-def _fts_from_id(conn: _sqlite3.Connection, high: int) -> int:
-    """The smallest event id in the FTS index: every event from there on is in it,
-    none before it (a large store upgraded from schema 1 indexed only its newest
+# An event whose words are nearly all those of a better hit of its kind (a to-do list
+# written again with one status changed, a command rerun with the same output) says
+# little more: it ranks below every other hit, at this factor.
+NEAR_DUPLICATE = 0.8
+NEAR_DUPLICATE_FACTOR = 0.2
+_SIGNATURE_CHARS = 600
+# Words that change when the same list is written again (a to-do's status).
+_STATUS_WORDS = frozenset({"pending", "in", "progress", "completed", "done", "cancelled"})
+
+
+def _spread(scored: list[Any]) -> list[Any]:
+    """``scored`` (best first) with the near-duplicates of better hits of the same type,
+    and the other events of a call a better hit comes from (a failed command's
+    ``shell_call`` beside its ``tool_error``), moved down (their rank times
+    :data:`NEAR_DUPLICATE_FACTOR`)."""
+    kept: dict[str, list[frozenset[str]]] = {}
+    calls: set[str] = set()
+    out = []
+    for tier, rank, rowid, row, text in scored:
+        words = frozenset(words_of(text[:_SIGNATURE_CHARS].lower())) - _STATUS_WORDS
+        seen = kept.setdefault(str(row[2]), [])
+        call = str(row[9] or "")  # tool_use_id
+        if (call and call in calls) or (
+            words
+            and any(len(words & other) >= NEAR_DUPLICATE * len(words | other) for other in seen)
+        ):
+            rank *= NEAR_DUPLICATE_FACTOR
+            tier = 0
+        else:
+            seen.append(words)
+            if call:
+                calls.add(call)
+        out.append((tier, rank, rowid, row, text))
+    out.sort(key=lambda item: (-item[0], -item[1], -item[2]))
+    return out
+
+
+def find(
+    store: Connection,
+    query: str,
+    session_id: str | None,
+    category: str | Sequence[str] | None,
+    type_: str | Sequence[str] | None,
+    since: str | None,
+    limit: int,
+    worktree: str | None = None,
+    client: Sequence[str | None] | None = None,
+) -> SearchHits:
+    """``Store.search``: the ranked hits (see the module docstring)."""
+    conn = store.conn
+    out = SearchHits()
+    bounds = _id_bounds(conn, session_id, since)
+    if bounds is None:
+        return out
+    low, high = bounds
+    filters = _filters(session_id, category, type_, since, worktree, client)
+    terms = analyze(as_text(query))
+    if not terms:
+        return _newest(conn, filters, low, high, limit)
+    search = _Search(store, terms, filters, as_text(query))
+    fts_from = _index_from(conn, "events_fts", high) if store.fts_enabled() else high + 1
+    words_from = _index_from(conn, "events_words", high) if store.words_enabled() else high + 1
+    words_from = max(words_from, fts_from)
+    if words_from <= high:
+        search.words_range(max(low, words_from), high)
+    if fts_from < words_from:
+        search.trigram_range(max(low, fts_from), min(high, words_from - 1))
+    search.like_range(low, min(high, fts_from - 1))
+    if not search.found and fts_from <= high and all(_unindexed(t) for t in terms):
+        # Only terms too short for the trigram index ("%", "-x", "ix"): LIKE over the
+        # indexed events too, as a store without FTS5 would.
+        search.like_range(max(low, fts_from), high)
+    span = high - low + 1
+    for term, estimate in zip(terms, search.estimates, strict=True):
+        term.idf = idf(estimate, span)
+    keep = max(REFINE, limit)
+    hits, scored = search.rank(search.read(search.first_pass(keep)), limit)
+    out.extend(hits)
+    if search.more:
+        best = max(search.estimates, default=0.0)
+        out.total, out.more = max(len(search.found), round(best)), True
+    elif len(search.found) > keep:
+        out.total = len(search.found)  # each holds a term, by an index's word
+    else:
+        out.total = scored  # every candidate was read and scored on its text
+    return out
+
+
+def _unindexed(term: Term) -> bool:
+    """Whether the indexes cannot look for ``term``: an exact term, or a word no event
+    holds as a word, too short for the trigram index."""
+    return (term.kind == "exact" or term.substring) and len(term.text) < MIN_EXACT
+
+
+def _newest(
+    conn: _sqlite3.Connection, filters: _Filters, low: int, high: int, limit: int
+) -> SearchHits:
+    """An empty query: the newest events that pass the filters."""
+    rows = conn.execute(
+        f"SELECT {_E_COLUMNS}, t.text FROM session_events e JOIN events_text t ON t.id = e.id "
+        f"WHERE e.id BETWEEN ? AND ?{filters.sql()} ORDER BY e.id DESC LIMIT ?",
+        [low, high, *filters.params, max(limit, 0) + 1],
+    ).fetchall()
+    out = SearchHits(
+        SearchHit(event_from_row(row), 0.0, make_snippet(str(row[_TEXT] or ""), []))
+        for row in rows[: max(limit, 0)]
+    )
+    out.more = len(rows) > limit
+    out.total = len(out)
+    if out.more:
+        counted = conn.execute(
+            f"SELECT COUNT(*) FROM session_events e WHERE e.id BETWEEN ? AND ?{filters.sql()}",
+            [low, high, *filters.params],
+        ).fetchone()
+        out.total = int(counted[0])
+        out.more = False
+    return out
+
+
+def _index_from(conn: _sqlite3.Connection, index: str, high: int) -> int:
+    """The smallest event id in ``index``: every event from there on is in it, none
+    before it (a large store upgraded from an older schema indexed only its newest
     events; see migrations.install_fts). ``high + 1`` for an empty index."""
-    row = conn.execute("SELECT rowid FROM events_fts ORDER BY rowid LIMIT 1").fetchone()
+    row = conn.execute(f"SELECT rowid FROM {index} ORDER BY rowid LIMIT 1").fetchone()
     return int(row[0]) if row else high + 1
 
 

@@ -413,11 +413,13 @@ def test_model_runs_a_snapshot_lookup_and_gets_the_detail(e2e: Harness) -> None:
     def run_error_lookup(req: Request) -> Reply:
         received = snapshots_in(req)
         assert received, "no snapshot in the first request after compaction"
-        section = parse(received[-1]).find("errors")
+        root = parse(received[-1])
+        section = root.find("errors")
         lookup = section.find("lookup") if section is not None else None
         assert lookup is not None and lookup.text, f"no lookup in <errors>:\n{received[-1]}"
-        ran["command"] = lookup.text
-        ran["call"] = ToolCall("Bash", {"command": lookup.text, "description": "Look it up"})
+        # As the preface says: the search command, then the section's lookup.
+        ran["command"] = f"{root.findtext('search')} {lookup.text}"
+        ran["call"] = ToolCall("Bash", {"command": ran["command"], "description": "Look it up"})
         return calls(ran["call"])
 
     def read_result(req: Request) -> Reply:

@@ -74,10 +74,13 @@ def outside_root(e2e: Harness) -> Iterator[Path]:
 
 
 def _lookup_of(snapshot: str) -> str:
-    section = ET.fromstring(snapshot).find("errors")
+    """The command the preface says to run for <errors>: the search command, then the
+    section's lookup."""
+    root = ET.fromstring(snapshot)
+    section = root.find("errors")
     lookup = section.find("lookup") if section is not None else None
     assert lookup is not None and lookup.text, f"no lookup in <errors>:\n{snapshot}"
-    return lookup.text
+    return f"{root.findtext('search')} {lookup.text}"
 
 
 def _record_a_compacted_session(h: Harness, proj: Path) -> tuple[str, str]:

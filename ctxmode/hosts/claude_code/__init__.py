@@ -73,6 +73,10 @@ TOOL_KINDS = {
     "Workflow": "job.workflow",
     "TaskStop": "job.stop",
     "ReportFindings": "review.findings",
+    # A background command's output, read once it ended (the Bash call itself returned
+    # at once, without it): kept as the command's output (extract.bash.background).
+    "TaskOutput": "shell.output",
+    "BashOutput": "shell.output",  # its name before 2.1
     "WebFetch": "web.fetch",
     "WebSearch": "web.search",
     "AskUserQuestion": "ask.user",
@@ -81,7 +85,6 @@ TOOL_KINDS = {
 # The tools ctxmode records nothing of, each with the reason.
 NOT_RECORDED = {
     "TaskGet": "a read of one task: TaskCreate/TaskUpdate recorded it",
-    "TaskOutput": "a read of a background task's output so far: the task's start is recorded",
     "CronList": "a read: CronCreate/CronDelete record the jobs",
     "ListAgents": "a read of the agents one can message: Agent/SendMessage are recorded",
     "Skill": "loads instructions into the turn; the work they lead to is recorded",

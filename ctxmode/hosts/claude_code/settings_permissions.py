@@ -1,8 +1,9 @@
 """ctxmode's ``permissions.allow`` rules in the text of a Claude Code settings.json (pure
 text in, text out).
 
-The snapshot hands the model lookups, ``<ctxmode> search --project DIR 'query'`` (see
-``ctxmode.handlers.search_command``). In Claude Code's default permission mode each one
+The snapshot hands the model a search command, ``<ctxmode> search --project DIR`` (see
+``ctxmode.handlers.search_command``), to run with a few words or with a section's lookup
+(``--session ID --type T``). In Claude Code's default permission mode each one
 would ask (print mode: "This command requires approval"). ``ctxmode install`` adds one
 rule that lets exactly these run:
 

@@ -216,6 +216,11 @@ def convert(raw: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
         new_input = {"file_path": _str(tool_input.get("file_path"))}
         if tool_input.get("allow_multiple") is True:
             new_input["replace_all"] = True
+        # What it wrote (write_file's content, replace's new_string): a masked head is
+        # kept as the event's excerpt (extract.masked, extract.files).
+        for key in ("content", "new_string"):
+            if isinstance(tool_input.get(key), str):
+                new_input[key] = tool_input[key]
     elif kind == "file.read":
         path = _str(tool_input.get("file_path")) or _str(tool_input.get("absolute_path"))
         paths = tool_input.get("paths") or tool_input.get("include")

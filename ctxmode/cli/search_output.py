@@ -1,0 +1,422 @@
+r"""How ``ctxmode search`` shows its hits: the compact output made for a model (the lines
+that matched, flagged), ``--full``, the last line, and the folding of identical events.
+
+Pure formatting over :class:`ctxmode.store.SearchHit`\ s: no store, no click but its
+``style`` for colour. The command: ``cli/search.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+import click
+import orjson
+
+from ctxmode.cli.common import relative_time
+from ctxmode.redact import visible
+from ctxmode.store import SearchHit, analyze
+from ctxmode.store.query import Term, match_spans
+
+WRAP_WIDTH = 100
+INDENT = "    "
+PRIORITY_NAMES = {1: "critical", 2: "high", 3: "normal", 4: "low", 5: "minor"}
+NARROW_HINT = "--session ID, --type T or --since 24h"
+# The compact output: a value up to this long is shown whole; a longer one shows its
+# matching lines (at most MATCH_LINES, each a window this wide around the match).
+SHORT_VALUE = 300
+LINE_WINDOW = 240
+MATCH_LINES = 3
+DETAILED_HITS = 3
+UNMATCHED_CHARS = 100
+LISTED_CHARS = 400  # a listing (no query) shows each value up to this long whole
+# No search prints more than this (an agent's --limit 1000000 must not fill its
+# context): the output stops after the hit that reaches it and says how to go on.
+MAX_OUTPUT_BYTES = 32 * 1024
+# A line of the compact output that matched the query starts with this (in its indent).
+MATCHED = "  » "
+COLOR_MARK = ("\x1b[33m\x1b[1m", "\x1b[0m")
+
+
+class Block:
+    """One item of the human output: a hit and the events folded into it."""
+
+    __slots__ = ("count", "first_at", "hit", "sessions")
+
+    def __init__(self, hit: SearchHit) -> None:
+        self.hit = hit
+        self.count = 1
+        self.first_at = hit.created_at or ""
+        self.sessions = {hit.session_id}
+
+    def add(self, hit: SearchHit) -> None:
+        self.count += 1
+        self.first_at = min(self.first_at, hit.created_at or "")
+        self.sessions.add(hit.session_id)
+
+
+def subject(hit: SearchHit) -> str:
+    """What a listing folds by: the file a file event names, the command an error names,
+    else the whole data."""
+    try:
+        value = orjson.loads(hit.data)
+    except orjson.JSONDecodeError:
+        return hit.data
+    if isinstance(value, dict):
+        for key in ("path", "key"):
+            if isinstance(value.get(key), str):
+                return f"{key}:{value[key]}"
+    return hit.data
+
+
+def fold(hits: list[SearchHit], *, by_subject: bool = False) -> list[Block]:
+    """Group hits with the same type and data (a listing: the same category and subject),
+    in rank order of each group's best hit."""
+    blocks: dict[tuple[str, str], Block] = {}
+    for hit in hits:
+        key = (hit.category, subject(hit)) if by_subject else (hit.type, hit.data)
+        if key in blocks:
+            blocks[key].add(hit)
+        else:
+            blocks[key] = Block(hit)
+    return list(blocks.values())
+
+
+# ---------------------------------------------------------------- the fields of a hit
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return orjson.dumps(value).decode()
+
+
+def _inline(value: Any) -> str:
+    """A list item on one line: ``key: value, key: value`` for objects."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
+    return _scalar(value)
+
+
+def data_fields(data: str) -> list[tuple[str, str]]:
+    """``(key, text)`` pairs of an event's data: its JSON object decoded, or the raw text."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return [("", data)]
+    if not isinstance(value, dict):
+        return [("", data)]
+    fields: list[tuple[str, str]] = []
+    for key, item in value.items():
+        if isinstance(item, list) and item and any(isinstance(x, dict) for x in item):
+            fields.append((str(key), "\n".join("- " + _inline(x) for x in item)))
+        elif isinstance(item, list) and all(not isinstance(x, (dict, list)) for x in item):
+            fields.append((str(key), ", ".join(_scalar(x) for x in item)))
+        else:
+            fields.append((str(key), _scalar(item)))
+    return fields
+
+
+def wrap_field(key: str, text: str, width: int = WRAP_WIDTH) -> list[str]:
+    """``key: text`` wrapped at spaces (never inside a word) with a hanging indent."""
+    head = f"{INDENT}{key}: " if key else INDENT
+    hang = " " * len(head)
+    out: list[str] = []
+    for number, line in enumerate(text.split("\n")):
+        prefix = head if number == 0 else hang
+        pieces = textwrap.wrap(
+            line,
+            width=max(width - len(prefix), 20),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        if not pieces:
+            out.append(prefix.rstrip())
+            continue
+        out.append(prefix + pieces[0])
+        out.extend(hang + piece for piece in pieces[1:])
+    return out
+
+
+def _stamp(iso: str | None, seconds: bool = True) -> str:
+    if not iso:
+        return "-"
+    return f"{iso[:10]} {iso[11:19] if seconds else iso[11:16]} UTC"
+
+
+def _marked(line: str, spans: list[tuple[int, int]], mark: tuple[str, str] | None) -> str:
+    if mark is None:
+        return line
+    out: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        out += [line[cursor:start], mark[0], line[start:end], mark[1]]
+        cursor = end
+    out.append(line[cursor:])
+    return "".join(out)
+
+
+def _window(
+    line: str, terms: list[Term], width: int, mark: tuple[str, str] | None
+) -> tuple[str, bool]:
+    """``line`` cut to ``width`` characters around its first match (the matches marked,
+    on a terminal), and whether it matched."""
+    spans = match_spans(line, terms) if terms else []
+    start = 0
+    if len(line) > width:
+        first = spans[0][0] if spans else 0
+        start = max(0, min(first - width // 3, len(line) - width))
+    end = min(len(line), start + width)
+    inside = [
+        (max(a, start) - start, min(b, end) - start) for a, b in spans if b > start and a < end
+    ]
+    text = _marked(line[start:end], inside, mark)
+    return ("…" if start > 0 else "") + text + ("…" if end < len(line) else ""), bool(inside)
+
+
+def _flag(line: str, matched: bool) -> str:
+    """A line that matched starts with :data:`MATCHED` in its indent: its text stays as
+    stored, so a command, a path or a version can be copied from it as it is."""
+    return MATCHED + line[len(MATCHED) :] if matched and line.startswith(INDENT) else line
+
+
+def compact_field(
+    key: str,
+    text: str,
+    terms: list[Term],
+    mark: tuple[str, str] | None = None,
+    match_lines: int = MATCH_LINES,
+) -> list[str]:
+    """One field in the compact output: whole when short, else the lines that match
+    (each flagged, see :func:`_flag`)."""
+    head = f"{INDENT}{key}: " if key else INDENT
+    hang = " " * len(head)
+    lines = text.split("\n")
+    if len(lines) == 1 and len(text) <= SHORT_VALUE:
+        shown, matched = _window(text, terms, SHORT_VALUE, mark)
+        return [_flag(head + shown, matched)]
+    if not terms:
+        # A listing (no query): the item itself, whole when it is not long.
+        kept: list[str] = []
+        size = 0
+        for line in lines:
+            if size + len(line) > LISTED_CHARS:
+                break
+            kept.append(line)
+            size += len(line) + 1
+        if not kept:
+            kept = [lines[0][:LISTED_CHARS] + "…"]
+        out = [(head if n == 0 else hang) + line for n, line in enumerate(kept)]
+        if len(kept) < len(lines):
+            out.append(f"{hang}… ({len(lines)} lines; --full)")
+        return out
+    matching = [n for n, line in enumerate(lines) if match_spans(line, terms)]
+    if not matching:
+        first = lines[0] if lines[0].strip() else next((x for x in lines if x.strip()), "")
+        more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
+        return [head + _window(first, [], UNMATCHED_CHARS, mark)[0] + more]
+    out = []
+    picked = matching[:match_lines]
+    for place, n in enumerate(picked):
+        prefix = head if place == 0 else hang
+        gap = "… " if (n > 0 and (place == 0 or picked[place - 1] != n - 1)) else ""
+        shown, _ = _window(lines[n], terms, LINE_WINDOW, mark)
+        out.append(_flag(prefix + gap + shown, True))
+    rest = len(matching) - len(picked)
+    if rest > 0:
+        out.append(f"{hang}(+{rest} more matching line{'s' if rest > 1 else ''}; --full)")
+    elif len(lines) > 1 and picked[-1] < len(lines) - 1 and not out[-1].endswith("…"):
+        out[-1] += " …"
+    return out
+
+
+def _header(number: int, hit: SearchHit, now: float | None, full: bool) -> str:
+    if full:
+        priority = int(hit.priority)
+        parts = [
+            f"[{number}] {_stamp(hit.created_at)} ({relative_time(hit.created_at, now)})",
+            f"session {str(hit.session_id or '')[:8]}",
+            f"{hit.category}/{hit.type}",
+            f"priority {priority} ({PRIORITY_NAMES.get(priority, '?')})",
+        ]
+    else:
+        parts = [
+            f"[{number}] {_stamp(hit.created_at, False)} ({relative_time(hit.created_at, now)})",
+            f"session {str(hit.session_id or '')[:8]}",
+            hit.type,
+        ]
+    if hit.agent_type or hit.agent_id:
+        parts.append(f"subagent {hit.agent_type or hit.agent_id}")
+    return " · ".join(parts)
+
+
+def block_lines(
+    number: int,
+    block: Block,
+    now: float | None = None,
+    *,
+    terms: list[Term] | None = None,
+    full: bool = True,
+    mark: tuple[str, str] | None = None,
+    match_lines: int = MATCH_LINES,
+) -> tuple[str, list[str]]:
+    """The header line and the data lines of one block (``full``: every field whole)."""
+    hit = block.hit
+    lines: list[str] = []
+    # Stored text is shown as it is: invisible and direction-changing characters as
+    # escapes (before the marks go in: those are ours, and may be colour codes).
+    for key, text in data_fields(str(hit.data)):
+        # Compact: trailing blanks and carriage returns (Windows output) say nothing.
+        if full:
+            lines.extend(visible(line) for line in wrap_field(key, text))
+        else:
+            text = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
+            lines.extend(compact_field(visible(key), visible(text), terms or [], mark, match_lines))
+    if block.count > 1:
+        where = f" in {len(block.sessions)} sessions" if len(block.sessions) > 1 else ""
+        lines.append(
+            f"{INDENT}({block.count} identical events{where}, first {_stamp(block.first_at)})"
+            if full
+            else f"{INDENT}({block.count} events{where}, first {_stamp(block.first_at, False)})"
+        )
+    return visible(_header(number, hit, now, full)), lines
+
+
+def highlighter(terms: list[str]) -> re.Pattern[str] | None:
+    """A pattern matching any query term, case-insensitively (longest first)."""
+    wanted = sorted({t for t in terms if t}, key=len, reverse=True)
+    if not wanted:
+        return None
+    return re.compile("|".join(re.escape(t) for t in wanted), re.IGNORECASE)
+
+
+def render(
+    query: str,
+    blocks: list[Block],
+    *,
+    total: int,
+    capped: bool,
+    limit: int,
+    filters: str,
+    color: bool,
+    now: float | None = None,
+    full: bool = True,
+    offset: int = 0,
+    listing: bool = False,
+) -> str:
+    """The human output of a search: one block per match, then a footer line.
+
+    ``blocks`` are the ones to show (from ``offset`` on), of ``total`` distinct matches
+    found; ``capped`` when not every match was fetched: ``total`` is then the number of
+    matching events, estimated. The output stops once it passes :data:`MAX_OUTPUT_BYTES`.
+    """
+    terms = [] if listing else analyze(query)
+    pattern = highlighter([t.text for t in terms]) if color and full else None
+    mark = COLOR_MARK if color else None
+    out: list[str] = []
+    size = 0
+    shown = 0
+    for number, block in enumerate(blocks, start=offset + 1):
+        if size > MAX_OUTPUT_BYTES:
+            break
+        # The best hits show up to MATCH_LINES matching lines of a value, the others one.
+        detail = MATCH_LINES if number - offset <= DETAILED_HITS else 1
+        header, lines = block_lines(
+            number, block, now, terms=terms, full=full, mark=mark, match_lines=detail
+        )
+        part = [click.style(header, bold=True) if color else header]
+        for line in lines:
+            if pattern is not None:
+                line = pattern.sub(lambda m: click.style(m.group(0), fg="yellow", bold=True), line)
+            part.append(line)
+        part.append("")
+        out.extend(part)
+        size += sum(len(line.encode("utf-8", "backslashreplace")) + 1 for line in part)
+        shown += 1
+    out.append(
+        footer(
+            query,
+            shown=shown,
+            total=total,
+            capped=capped,
+            limit=limit,
+            filters=filters,
+            offset=offset,
+            folded=sum(b.count for b in blocks[:shown]),
+            stopped=shown < len(blocks),
+            full=full,
+            listing=listing,
+        )
+    )
+    return "\n".join(out) + "\n"
+
+
+def footer(
+    query: str,
+    *,
+    shown: int,
+    total: int,
+    capped: bool,
+    limit: int,
+    filters: str,
+    offset: int = 0,
+    folded: int = 0,
+    stopped: bool = False,
+    full: bool = True,
+    listing: bool = False,
+) -> str:
+    """The last line: how many matched, which were shown, how to get more."""
+    subject = f"{_subject(query)}{filters}"
+    events = f" ({folded} events, identical ones folded)" if folded > shown else ""
+    order = "newest first" if listing else "best first"
+    more = f"about {total}" if capped else str(total)
+    end = offset + shown
+    if shown == 0:
+        return f"No matches shown {subject}: --offset {offset} is past the {more} matches."
+    if end < total or capped or stopped:
+        why = f"output stopped at {MAX_OUTPUT_BYTES // 1024} KB; " if stopped else ""
+        return (
+            f"{offset + 1}-{end} of {more} matches {subject}{events}, {order}; {why}"
+            f"more: --offset {end}; narrow with {NARROW_HINT}"
+            + ("" if full else "; every field: --full")
+            + "."
+        )
+    noun = "match" if total == 1 else "matches"
+    tail = "" if full else " Every field: --full."
+    if offset:
+        return f"{offset + 1}-{end} of {total} {noun} {subject}{events}, {order}.{tail}"
+    return f"{total} {noun} {subject}{events}, {order}.{tail}"
+
+
+def _subject(query: str) -> str:
+    query = visible(query)
+    if not query:
+        return "among the newest events"
+    # Quoted for reading, not repr(): a backslash in the query shows as itself.
+    return f"for '{query}'" if "'" not in query else f'for "{query}"'
+
+
+def describe_filters(**filters: str | list[str] | None) -> str:
+    """`` (session x, category y)`` for the footer, or ``""``."""
+    parts = [
+        f"{name} {','.join(value) if isinstance(value, list) else value}"
+        for name, value in filters.items()
+        if value is not None
+    ]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def no_match(query: str, filters: str) -> str:
+    """What an empty result says: nothing shares a word, and what to try."""
+    text = f"No event shares a word with {_subject(query)[4:]}{filters}."
+    advice = "Try other or fewer words: a file or function name, a command, an error."
+    if filters:
+        advice += " Or drop a filter."
+    return f"{text} {advice}\n"

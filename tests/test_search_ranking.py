@@ -1,0 +1,203 @@
+"""The ranking rules of ``ctxmode search`` (issue 28), on both engines.
+
+An agent asks after a compaction in its own words. Every event sharing a meaningful word
+with the query is a candidate; a sentence finds what its keywords find (question and
+stop words carry no weight); a word the store has never seen costs nothing; an
+identifier ranks its exact event first; a word finds its other forms; recency breaks
+ties. The same rules hold with FTS5 (the word and trigram indexes) and without it (LIKE).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ctxmode.events import SessionEvent, make
+from ctxmode.store import Store, analyze
+from ctxmode.store.query import stop_words, word_root
+
+# A session as the extractors store it: commands with their output, edits, errors.
+SESSION = [
+    make("user_prompt", {"text": "Set up the invoice service and make the tests pass"}),
+    make(
+        "shell_call",
+        {
+            "command": "npm run dev",
+            "exit": 0,
+            "output": "> api@1.0.0 dev\n> tsx watch src/index.ts\n\nServer listening on "
+            "port 3000 (http://localhost:3000/)",
+        },
+    ),
+    make("file_edit", {"path": "src/server/config.ts", "summary": "+3 -1 lines"}),
+    make(
+        "tool_error",
+        {
+            "tool": "Bash",
+            "key": "npx prisma migrate deploy",
+            "error": "Exit code 1\nError: P3009 migrate found failed migrations in the target "
+            "database: 20241203_add_invoice_totals",
+        },
+    ),
+    make(
+        "shell_call",
+        {
+            "command": "npm install zod@3.23.8",
+            "exit": 0,
+            "output": "added 1 package, and audited 412 packages in 2s",
+        },
+    ),
+    make(
+        "git_commit", {"message": "Fix rounding of half cents in invoice totals", "sha": "1a2b3c4"}
+    ),
+    make(
+        "shell_call",
+        {
+            "command": "eslint --fix src/",
+            "exit": 0,
+            "output": "src/app.ts\n  3:1  warning  no-console rule disabled",
+        },
+    ),
+    make("file_read", {"path": "README.md"}),
+    make("decision", {"text": "Use ROUND_HALF_UP for every money amount"}),
+]
+
+
+def fill(store: Store) -> dict[str, int]:
+    """The session, one call a minute; returns each event's id by its type and order."""
+    ids: dict[str, int] = {}
+    for n, event in enumerate(SESSION):
+        store.add_events(
+            "s1",
+            [event],
+            source_hook="PostToolUse",
+            project_dir="/p",
+            now=f"2026-12-02T14:{n:02d}:00.000Z",
+        )
+    for event in store.session_events("s1"):
+        key = event.type
+        while key in ids:
+            key += "+"
+        ids[key] = int(event.id or 0)
+    return ids
+
+
+@pytest.fixture(params=["fts", "like"])
+def store(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Store]:
+    if request.param == "like":
+        monkeypatch.setenv("CTXMODE_NO_FTS", "1")
+    s = Store.open(str(tmp_path / "s.db"))
+    assert s.fts_enabled() is (request.param == "fts")
+    assert s.words_enabled() is (request.param == "fts")
+    yield s
+    s.close()
+
+
+def top(store: Store, query: str, n: int = 1) -> list[int]:
+    return [int(h.id or 0) for h in store.search(query, limit=n)]
+
+
+# ------------------------------------------------------------------ a sentence, keywords
+
+
+@pytest.mark.parametrize(
+    ("keywords", "sentence", "wanted"),
+    [
+        ("dev server port", "Which port did the dev server start on?", "shell_call"),
+        ("migration failed", "why did the migration fail again?", "tool_error"),
+        ("zod version installed", "what version of zod did we install?", "shell_call+"),
+        ("rounding commit", "What was the commit about rounding?", "git_commit"),
+        ("lint rule disabled", "which lint rule was disabled?", "shell_call++"),
+    ],
+)
+def test_a_sentence_finds_what_its_keywords_find(
+    store: Store, keywords: str, sentence: str, wanted: str
+) -> None:
+    ids = fill(store)
+    assert top(store, keywords) == [ids[wanted]]
+    assert top(store, sentence) == [ids[wanted]]
+
+
+def test_question_words_carry_no_weight(store: Store) -> None:
+    fill(store)
+    terms = [t.text for t in analyze("What did we do with the rounding, and why?")]
+    assert terms == ["What did we do with the rounding, and why", "rounding"]
+    assert {"what", "which", "why", "how", "the", "did"} <= stop_words()
+    # A query of stop words only still searches them.
+    assert [t.text for t in analyze("what is it")][-3:] == ["what", "is", "it"]
+
+
+def test_a_query_with_a_foreign_word_still_finds_the_event(store: Store) -> None:
+    """OR, not AND: a word no event holds costs the event nothing."""
+    ids = fill(store)
+    assert top(store, "prisma migrate kubernetes") == [ids["tool_error"]]
+    assert top(store, "xylophone P3009") == [ids["tool_error"]]
+    assert store.search("xylophone quasar") == []  # nothing shares a word: nothing
+
+
+def test_an_identifier_ranks_its_exact_event_first(store: Store) -> None:
+    ids = fill(store)
+    # The path and the error code are held by one event each; others share their words.
+    assert top(store, "src/server/config.ts") == [ids["file_edit"]]
+    assert top(store, "dev server config P3009 error", 2)[0] == ids["tool_error"]
+    assert top(store, "zod@3.23.8") == [ids["shell_call+"]]
+    assert top(store, "20241203_add_invoice_totals invoice") == [ids["tool_error"]]
+    # A quoted phrase, and the whole query as typed, likewise.
+    assert top(store, '"half cents"') == [ids["git_commit"]]
+    assert top(store, "npm run dev") == [ids["shell_call"]]
+
+
+def test_a_word_finds_its_other_forms(store: Store) -> None:
+    ids = fill(store)
+    assert top(store, "migrations") == [ids["tool_error"]]  # "migrate", "migrations"
+    assert top(store, "installing zod") == [ids["shell_call+"]]
+    for form in ("migration", "migrated", "migrate", "migrating"):
+        assert form.startswith(word_root("migrations"))
+    assert word_root("running") == word_root("runs") == "run"
+
+
+def test_part_of_a_word_is_found_when_no_word_matches(store: Store) -> None:
+    ids = fill(store)
+    assert set(top(store, "invoi", 3)) == {ids["user_prompt"], ids["git_commit"], ids["tool_error"]}
+    assert top(store, "localhost") == [ids["shell_call"]]
+
+
+def test_recency_breaks_ties(store: Store) -> None:
+    for n, minute in enumerate((10, 30, 20)):
+        store.add_events(
+            f"s{n}",
+            [make("shell_call", {"command": "make deploy", "exit": 0})],
+            source_hook="PostToolUse",
+            project_dir="/p",
+            now=f"2026-12-02T14:{minute:02d}:00.000Z",
+        )
+    assert [h.session_id for h in store.search("deploy")] == ["s1", "s2", "s0"]
+
+
+def test_relevance_beats_recency(store: Store) -> None:
+    ids = fill(store)
+    store.add_events(
+        "s2",
+        [make("file_read", {"path": "docs/rounding.md"})],
+        source_hook="PostToolUse",
+        project_dir="/p",
+        now="2026-12-02T15:00:00.000Z",
+    )
+    # Newer, but holding one word of the two.
+    assert top(store, "rounding half cents") == [ids["git_commit"]]
+
+
+def test_the_total_counts_every_event_sharing_a_word(store: Store) -> None:
+    fill(store)
+    hits = store.search("invoice", limit=1)
+    assert len(hits) == 1 and hits.total == 3 and not hits.more  # prompt, error, commit
+
+
+def test_events_are_unchanged_by_the_ranking(store: Store) -> None:
+    fill(store)
+    stored = {int(e.id or 0): e for e in store.session_events("s1")}
+    for hit in store.search("invoice rounding migrate", limit=50):
+        assert SessionEvent.as_dict(hit) == stored[int(hit.id or 0)].as_dict()
