@@ -309,13 +309,20 @@ class Ctxmode:
 # The searches of a batch, run by the ctxmode under test in one interpreter: each one is
 # ``ctxmode <args>`` as the console script runs it (click parses the same arguments), its
 # stdout captured; a usage or runtime error is its exit code and message, as on a terminal.
+# The streams are text over bytes, as a terminal's are: search writes its output as bytes
+# (byte-safe, whatever the data holds) through the text stream's buffer.
 BATCH_DRIVER = """
 import contextlib, io, json, sys
 import click
 from ctxmode.cli import main
 results = []
+def text_stream():
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", write_through=True)
+def read_back(stream):
+    stream.flush()
+    return stream.buffer.getvalue().decode("utf-8", "replace")
 for args in json.load(sys.stdin):
-    out, err, code = io.StringIO(), io.StringIO(), 0
+    out, err, code = text_stream(), text_stream(), 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             main.main(args=args, prog_name="ctxmode", standalone_mode=False)
@@ -324,7 +331,7 @@ for args in json.load(sys.stdin):
             code = exc.exit_code
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
-    results.append({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()})
+    results.append({"code": code, "stdout": read_back(out), "stderr": read_back(err)})
 json.dump(results, sys.stdout)
 """
 
