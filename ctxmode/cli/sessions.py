@@ -44,11 +44,13 @@ TITLE_MIN = 20
 
 def first_prompt(store: Store, session_id: str) -> str | None:
     """The text of the session's first recorded user prompt."""
-    row = store.conn.execute(
-        "SELECT data FROM session_events WHERE session_id = ? AND type = 'user_prompt' "
-        "ORDER BY id LIMIT 1",
-        (session_id,),
-    ).fetchone()
+    row = store.reading(
+        lambda conn: conn.execute(
+            "SELECT data FROM session_events WHERE session_id = ? AND type = 'user_prompt' "
+            "ORDER BY id LIMIT 1",
+            (session_id,),
+        ).fetchone()
+    )
     if row is None:
         return None
     try:
