@@ -53,9 +53,7 @@ def build(root: str, project: str, events: int) -> str:
 def peak(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float, int]:
     """(peak RSS in MiB, seconds, exit status) of one child process."""
     began = time.perf_counter()
-    child = subprocess.Popen(
-        list(argv), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    child = subprocess.Popen(list(argv), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - began
     if child.stderr is not None:

@@ -1374,6 +1374,7 @@ _collected: dict[str, str] | None = None  # value → its kind, while collecting
 # A value is hunted down elsewhere only when it cannot be an ordinary word: at least
 # this long, and not a plain word of letters unless it looks generated (looks_random).
 _REPEAT_MIN = 8
+_REPEAT_MIN_RANDOM = 6
 _REPEAT_STRIP = "\"'`.,;:()[]{}<>"
 
 
@@ -1395,8 +1396,10 @@ def note_secret(value: str, kind: str = "credential") -> None:
 def _note_value(value: str, kind: str, into: dict[str, str]) -> None:
     for word in value.split():
         word = word.strip(_REPEAT_STRIP)
-        if len(word) < _REPEAT_MIN or PREFIX in word or "\\" in word:
+        if len(word) < _REPEAT_MIN_RANDOM or PREFIX in word or "\\" in word:
             continue
+        if len(word) < _REPEAT_MIN and not looks_random(word):
+            continue  # short: hunted down only when it cannot be a word ("hunter2")
         if word.isalpha() and not looks_random(word):
             continue  # a word ("release", "development"): masking it elsewhere wrecks prose
         into.setdefault(word, kind)
@@ -1428,6 +1431,9 @@ def _note_masked(before: str, after: str, into: dict[str, str]) -> None:
         pos_a = end + 1
         following = after[pos_a : after.find(PREFIX, pos_a) if PREFIX in after[pos_a:] else None]
         if not following:
+            if pos_a == len(after) and not before.startswith(PREFIX, start):
+                _note_value(before[start:], kind, into)  # the text ends with the value
+                return
             pos_b = start  # two markers in a row: where the first ends is unknown
             continue
         stop = before.find(following[:64], start)
@@ -1445,6 +1451,109 @@ def mask_repeats(text: str, found: dict[str, str]) -> str:
     for value in sorted(found, key=len, reverse=True):
         if value in text:
             text = text.replace(value, PREFIX + found[value] + "]")
+    return text
+
+
+# -- a secret masked in an earlier payload ---------------------------------------------
+#
+# ctxmode.secret_memory remembers (as keyed digests) the values masked in a project's
+# earlier payloads; mask_known finds them again in a later one. Which words of a text
+# are worth hashing: those of a remembered length, and, inside a word, each piece that
+# starts and ends next to a punctuation mark (``pass=X``, ``user:X@host``, ``"X",``).
+# ``-``, ``_`` and ``.`` join the parts of names (``test_invoice_2.py``, ``us-east-1``)
+# and of secrets alike: they border a piece only at the end of a word ("… to X.").
+
+# Kinds whose mask covers a structure (a header's parameters, a cookie's names): of the
+# words in it only long ones are values worth remembering.
+_SPAN_KINDS = frozenset({"authorization", "cookie"})
+# What borders a value inside a word (ASCII, and the CJK and fullwidth marks a sentence
+# in those scripts puts around one: パスワードは「X」。).
+_BORDERS = frozenset(
+    "!\"#$%&'()*+,/:;<=>?@[\\]^`{|}~"
+    "\u3001\u3002\u300c\u300d\u300e\u300f\u3010\u3011\uff08\uff09\uff0c\uff1a\uff1b"
+    "\uff01\uff1f\u201c\u201d\u2018\u2019\u00ab\u00bb"
+)
+_EDGES = "".join(sorted(_BORDERS)) + "-_."
+KNOWN_KIND = "remembered"
+
+
+def memorable(value: str, kind: str = "credential") -> bool:
+    """Whether a value masked once is worth finding again in later payloads: a word that
+    can only be a secret (letters and digits, or letters and symbols; a long number),
+    never a plain word, a name of code (``DB_PASSWORD``, ``os.environ``), a reference
+    (``${X}``, ``%X%``), a path or a URL: masking those everywhere would wreck the text.
+    ``value`` as remembered: without punctuation at its ends (see :func:`memory_form`)."""
+    n = len(value)
+    if n < _REPEAT_MIN_RANDOM or PREFIX in value or "\\" in value or not value.isprintable():
+        return False
+    if kind in _SPAN_KINDS and n < 16:
+        return False
+    if value[0] in "/~.$%{<" or "://" in value or "${" in value or " " in value:
+        return False
+    alpha = digit = symbol = False
+    for c in value:
+        if c.isalpha():
+            alpha = True
+        elif c.isdigit():
+            digit = True
+        elif c not in "-_.":
+            symbol = True
+    if alpha and digit:
+        return True
+    if alpha:
+        return symbol and n >= 8
+    return digit and not symbol and n >= 8
+
+
+def memory_form(value: str) -> str:
+    """A masked value as it is remembered: the punctuation at its ends left off (what
+    borders it in a later text may be any), unless that leaves a reference (``$X``)."""
+    if value[:1] in "$%{<":
+        return value
+    return value.strip(_EDGES)
+
+
+def _known_candidates(word: str, lengths: frozenset[int]) -> set[str]:
+    """The pieces of ``word`` of a remembered length that start and end at its edges or
+    next to a bordering mark, with no punctuation at their own ends."""
+    n = len(word)
+    found = {word} if n in lengths else set()
+    if word.isalnum():
+        return found
+    starts = {0}
+    ends = {n, len(word.rstrip(_EDGES))}
+    for i, c in enumerate(word):
+        if c in _BORDERS:
+            starts.add(i + 1)
+            ends.add(i)
+    for start in starts:
+        for length in lengths:
+            if start + length in ends:
+                piece = word[start : start + length]
+                if piece[0] not in _EDGES and piece[-1] not in _EDGES:
+                    found.add(piece)
+    return found
+
+
+def mask_known(text: str, memory: Any) -> str:
+    """``text`` with every value ``memory`` remembers masked (``[REDACTED:remembered]``).
+
+    ``memory``: ``lengths`` (the remembered values' lengths) and ``knows(value)``
+    (ctxmode.secret_memory.Memory). Only the words of a text that could be one are
+    hashed: most texts cost a split and a length test per distinct word."""
+    lengths = memory.lengths
+    if not lengths or not text:
+        return text
+    shortest = min(lengths)
+    hits: set[str] = set()
+    for word in set(text.split()):
+        if len(word) < shortest:
+            continue
+        for candidate in _known_candidates(word, lengths):
+            if memory.knows(candidate):
+                hits.add(candidate)
+    for hit in sorted(hits, key=len, reverse=True):
+        text = text.replace(hit, PREFIX + KNOWN_KIND + "]")
     return text
 
 
