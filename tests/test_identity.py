@@ -628,3 +628,32 @@ def test_a_git_file_or_head_that_is_no_pointer_is_not_read(tmp_path: Path) -> No
     for text in (f"ref: refs/heads/x\n{marker}\n", f"{marker}\n", "ref: refs/heads/a\0b\n"):
         head.write_text(text)
         assert paths.head_branch(str(head.parent)) is None, text
+
+
+def _folder_state(folder: Path) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+def test_a_lookup_for_a_folder_without_a_store_leaves_the_other_stores_alone(
+    tmp_path: Path, data_root: Path, in_git: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: ``search --project DIR`` where DIR has no store opened every store (to
+    look for one to merge) and left -wal/-shm beside them. A command that reads opens
+    only the stores of older versions (none here), makes and leaves nothing."""
+    from ctxmode.store import merge
+
+    for n in range(3):
+        hook("UserPromptSubmit", f"other-{n}", make_repo(tmp_path / f"other{n}"), prompt="hi")
+    folder = data_root / "sessions"
+    before = _folder_state(folder)
+    assert len([n for n in before if n.endswith(".db")]) == 3
+    new = make_repo(tmp_path / "new") if in_git else tmp_path / "plain"
+    new.mkdir(exist_ok=True)
+    opened: list[str] = []
+    real_inspect = merge._inspect
+    monkeypatch.setattr(merge, "_inspect", lambda path: opened.append(path) or real_inspect(path))
+    result = CliRunner().invoke(main, ["search", "--project", str(new), "x"])
+    assert result.exit_code == 1 and "no ctxmode store for" in result.output, result.output
+    assert opened == []
+    assert _folder_state(folder) == before
