@@ -68,8 +68,8 @@ def test_a_secret_masked_once_stays_masked_in_later_payloads_and_sessions(
         session_id=first, cwd=cwd, tool_use_id="toolu_a",
         error=f"Exit code 1\nlogin failed for admin/{secret}", is_interrupt=False), env)  # fmt: skip
     _hook("PostToolUse", tool_payload(
-        "Bash", {"command": f'git commit -am "reset db pass to {secret}"'},
-        {"stdout": f"[main 1a2b3c4] reset db pass to {secret}.", "stderr": ""},
+        "Bash", {"command": f'git commit -am "staging works again with {secret}"'},
+        {"stdout": f"[main 1a2b3c4] staging works again with {secret}.", "stderr": ""},
         session_id=first, cwd=cwd, tool_use_id="toolu_b"), env)  # fmt: skip
     _hook("PostToolUse", tool_payload(
         "TaskCreate", {"subject": f"Rotate {secret} before Friday", "description": "(it leaked)"},
