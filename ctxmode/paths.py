@@ -5,6 +5,10 @@ maps to the same file: :func:`identify` decides the project (one per repository,
 its worktrees included), :func:`store_file` names its store. Hot path: stdlib ``os``/``sys`` only; ``platformdirs`` is
 re-implemented below (importing it costs ~28 ms per hook), and a test keeps the two
 in agreement.
+
+Long on purpose: the project's identity (git's own files, read by hand and only as git
+writes them), the data root's rule and the private folders are what every hook and every
+command must agree on, and every hook imports this module (another costs an import).
 """
 
 from __future__ import annotations

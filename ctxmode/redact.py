@@ -12,7 +12,17 @@ shapes; credential-like names before an assignment, a flag, a header, an XML ele
 or a ``.netrc`` entry; URL userinfo and credential-like query parameters; command lines
 that take a password (``mysql -pX``, ``docker login -p X``, ``curl -u user:X``); key
 words in prose ("my password is X", "use token X"), where a weak context also asks for
-a value that looks random; and long random-looking values assigned to any name.
+a value that looks random; and long random-looking values assigned to any name. Since
+issue 29 also: commands that set an account's password (useradd, chpasswd, ``net user``,
+SQL's ``IDENTIFIED BY``/``PASSWORD '…'``, what echo pipes into passwd, PowerShell's
+``ConvertTo-SecureString``); base64, hex and %-encoded forms of what is masked (and
+``user:password`` pairs); tokens split by spaces or by invisible characters (dropped
+inside a word before masking); key material with no name (a long random run, a PEM
+body without its lines, a crypt hash, more providers' prefixes); multi-line values of
+configuration formats (YAML block scalars, quoted values over lines, continued lines,
+``.pgpass``); the prose rule in two dozen languages; and sentences that set a password
+("reset db pass to X", "X is the new password") or search for one. The false positives
+of the rules are measured by ``benchmarks/redact_false_positives.py``.
 
 ``mask`` runs on every string of every hook, so the common case must cost next to
 nothing: a lower-cased copy of the text is searched (in C, ``str.__contains__``) for
@@ -1254,8 +1264,21 @@ _B64_SHAPE = bytes(
 _ALNUM_SHAPE = bytes(0x61 if chr(b).isascii() and chr(b).isalnum() else 0x20 for b in range(256))
 
 
+_runs_of: tuple[str, list[str]] | None = None  # the last text's base64 runs of 20+
+
+
 def _runs(text: str, shortest: int, table: bytes = _B64_SHAPE) -> list[str]:
-    """The maximal runs of ``table``'s characters at least ``shortest`` long."""
+    """The maximal runs of ``table``'s characters at least ``shortest`` long. (Several
+    prechecks ask about one text in turn: its base64 runs are found once.)"""
+    global _runs_of
+    if table is _B64_SHAPE and shortest >= 20:
+        if _runs_of is None or _runs_of[0] is not text:
+            _runs_of = (text, _find_runs(text, 20, table))
+        return [run for run in _runs_of[1] if len(run) >= shortest]
+    return _find_runs(text, shortest, table)
+
+
+def _find_runs(text: str, shortest: int, table: bytes) -> list[str]:
     shape = text.encode("ascii", "replace").translate(table)
     needle = b"a" * shortest
     found = []
