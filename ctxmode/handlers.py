@@ -48,6 +48,8 @@ SECRETS_DIR = "masked"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ctxmode.context import Context
     from ctxmode.events import SessionEvent
     from ctxmode.payload import HookInput
@@ -133,6 +135,17 @@ def _memory(ctx: Context, session_id: str) -> object:
     else:
         memory.use_session(session_id)  # type: ignore[attr-defined]
     return memory
+
+
+def scrub_known(inp: HookInput, ctx: Context) -> Callable[[str], str] | None:
+    """A function that masks what the store remembers in a text kept outside the store
+    (Codex's rollout state), or None when it remembers nothing."""
+    memory = _memory(ctx, inp.session_id)
+    if not getattr(memory, "lengths", None):
+        return None
+    from ctxmode import redact
+
+    return lambda text: redact.mask_known(text, memory)
 
 
 def _records_path(ctx: Context) -> str:

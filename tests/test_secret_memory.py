@@ -255,3 +255,27 @@ def test_a_payload_masks_what_the_memory_knows_and_notes_what_is_new(
     out = json.dumps(masked(inp, (), memory).raw, default=str)
     assert old not in out and new not in out
     assert memory.knows(new) and len(memory.new) == 1
+
+
+def test_codexs_rollout_state_keeps_no_remembered_secret(
+    project: Path, tmp_path: Path, data_root: Path, rng: random.Random
+) -> None:
+    """The state a Codex session keeps beside the store (the calls whose outcome its
+    rollout file has not shown yet) is masked for what the store remembers too."""
+    from ctxmode.hosts import codex_rollout
+    from tests import test_host_codex as codex_t
+
+    secret = password(rng)
+    session = codex_t.load("PostToolUse.Bash.json")["session_id"]
+    prompt = codex_t.moved(codex_t.load("UserPromptSubmit.json"), project, None)
+    prompt["prompt"] = f"the staging password is {secret}, keep it"
+    codex_t.hook("UserPromptSubmit", prompt)
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text(codex_t._call("c1", f"./bin/login admin {secret}"))  # no outcome yet
+    codex_t._post(project, rollout, "true", "c0")
+    state = Path(codex_rollout.state_path(str(data_root), session)).read_text()
+    assert "c1" in state and "login admin" in state
+    assert secret not in state
+    assert secret.encode() not in b"".join(
+        p.read_bytes() for p in data_root.rglob("*") if p.is_file()
+    )

@@ -179,7 +179,7 @@ def _string_head(text: str, key: str) -> str:
 LATE_EVENTS = ("PostToolUse", "UserPromptSubmit", "PreCompact", "SessionEnd")
 
 
-def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None] | None]:
+def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[..., None] | None]:
     """Tool outcomes the rollout file recorded since the last call (see codex_rollout).
 
     Returns the calls as inputs (failures as ``PostToolUseFailure``, successes as
