@@ -156,24 +156,23 @@ def _records_path(ctx: Context) -> str:
 
 def _remember(ctx: Context, memory: object) -> None:
     """Keep what the payload masked that the store did not remember (best effort: a
-    failure costs the memory of it, never the call)."""
-    if isinstance(memory, _Noted):
-        if not memory.found:
-            return
-        from ctxmode import secret_memory
-
-        fresh = secret_memory.fresh(ctx.root, memory.session_id)
-        if fresh is None:
-            return
-        fresh.remember(memory.found)
-        memory.found = {}
-        ctx.memory = memory = fresh
+    root that cannot be written costs the memory of it, never the call)."""
+    if isinstance(memory, _Noted) and not memory.found:
+        return
     from ctxmode import secret_memory
 
-    if isinstance(memory, secret_memory.Memory) and memory.new:
-        try:
+    try:
+        if isinstance(memory, _Noted):
+            fresh = secret_memory.fresh(ctx.root, memory.session_id)
+            found, memory.found = memory.found, {}
+            if fresh is None:
+                return
+            fresh.remember(found)
+            ctx.memory = memory = fresh
+        if isinstance(memory, secret_memory.Memory) and memory.new:
             secret_memory.save(ctx.root, ctx.store_path, memory)
-        except OSError:
+    except OSError:
+        if isinstance(memory, secret_memory.Memory):
             memory.new = []
 
 

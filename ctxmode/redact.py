@@ -1330,8 +1330,28 @@ def _pem_body(m: Match[str]) -> str:
     return PREFIX + "private-key]"
 
 
+_PEM_SHAPE = bytes(
+    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else 0x20
+    for b in range(256)
+)  # fmt: skip
+
+
 def _pem_ready(text: str, low: str) -> bool:
-    return text.count("\n") >= 2 and bool(_runs(text, 60))
+    """Two lines that are nothing but 60 to 80 base64 characters (a path of 60 is none)."""
+    if text.count("\n") < 2:
+        return False
+    shape = text.encode("ascii", "replace").translate(_PEM_SHAPE)
+    lines = 0
+    i = shape.find(b"a" * 60)
+    while i >= 0:
+        j = shape.find(b" ", i)
+        j = len(shape) if j < 0 else j
+        if j - i <= 80 and (i == 0 or text[i - 1] == "\n") and text[j : j + 1] in ("\n", "\r"):
+            lines += 1
+            if lines == 2:
+                return True
+        i = shape.find(b"a" * 60, j)
+    return False
 
 
 def _sql_ready(text: str, low: str) -> bool:

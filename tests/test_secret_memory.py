@@ -279,3 +279,15 @@ def test_codexs_rollout_state_keeps_no_remembered_secret(
     assert secret.encode() not in b"".join(
         p.read_bytes() for p in data_root.rglob("*") if p.is_file()
     )
+
+
+def test_a_root_that_cannot_be_written_costs_the_memory_never_the_call(tmp_path: Path) -> None:
+    from ctxmode.context import Context
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the data root should be")
+    ctx = Context({}, str(blocked), str(blocked / "sessions" / "repo-x.db"), deadline=5.0)
+    noted = handlers._Noted("s")
+    noted.remember({"Vq7#kLm2x9": "credential"})
+    handlers._remember(ctx, noted)  # no exception: the hook goes on and stores its events
+    assert not (tmp_path / "not-a-folder" / "masked").exists()
