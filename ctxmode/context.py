@@ -31,6 +31,7 @@ class Context:
         "env",
         "identity",
         "log_dir",
+        "memory",
         "root",
         "started",
         "store_path",
@@ -62,6 +63,9 @@ class Context:
         # the store places the call by its own sequence (see stored_call_at).
         self.call_exact = False
         self.background = False
+        # The store's memory of masked secrets, once a payload was masked
+        # (handlers._memory: a ctxmode.secret_memory.Memory, or what the payload noted).
+        self.memory: object | None = None
 
     @property
     def stored_call_at(self) -> int | None:

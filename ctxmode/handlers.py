@@ -43,9 +43,14 @@ SPOOL_DIR = "spool"
 # the foreground never loads it (tests/test_bench.py checks they agree).
 INFLIGHT_DIR = "inflight"
 FLUSH_BOUND = 2.0
+# ctxmode.secret_memory's folder (FOLDER there), named here so that a hook of a project
+# that remembers no secret never loads it (tests/test_secret_memory.py checks they agree).
+SECRETS_DIR = "masked"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ctxmode.context import Context
     from ctxmode.events import SessionEvent
     from ctxmode.payload import HookInput
@@ -86,14 +91,90 @@ def _mark_source(events: list[SessionEvent], inp: HookInput) -> list[SessionEven
     return events
 
 
-def _masked(inp: HookInput, cfg: dict[str, object]) -> HookInput:
+def _masked(inp: HookInput, cfg: dict[str, object], ctx: Context) -> HookInput:
     """The payload as every later step sees it: ``<private>`` spans removed and secrets
     masked (the user's ``redact_patterns`` too) in each string whole, before anything
-    reads or cuts it (see ctxmode.extract.masked)."""
+    reads or cuts it (see ctxmode.extract.masked); and every secret an earlier payload of
+    the project masked, masked here too (ctxmode.secret_memory), what is new remembered."""
     from ctxmode.extract import masked
 
     extra = cfg.get("redact_patterns")
-    return masked(inp, tuple(extra) if extra else ())  # type: ignore[arg-type]
+    memory = _memory(ctx, inp.session_id)
+    out = masked(inp, tuple(extra) if extra else (), memory)  # type: ignore[arg-type]
+    _remember(ctx, memory)
+    return out
+
+
+class _Noted:
+    """What a payload masked, where the store remembers nothing yet: the memory is made
+    (ctxmode.secret_memory, its key and file) only once there is something to keep."""
+
+    __slots__ = ("found", "session_id")
+    lengths: frozenset[int] = frozenset()
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.found: dict[str, str] = {}
+
+    def remember(self, found: dict[str, str]) -> None:
+        self.found.update(found)
+
+    def use_session(self, session_id: str) -> None:
+        self.session_id = session_id
+
+
+def _memory(ctx: Context, session_id: str) -> object:
+    """The store's memory of masked secrets (loaded once per process), or a ``_Noted``."""
+    memory = ctx.memory
+    if memory is None:
+        # One failed open where nothing is remembered: the module is not even loaded.
+        if os.path.exists(_records_path(ctx)):
+            from ctxmode import secret_memory
+
+            memory = secret_memory.load(ctx.root, ctx.store_path, session_id)
+        ctx.memory = memory = memory or _Noted(session_id)
+    else:
+        memory.use_session(session_id)  # type: ignore[attr-defined]
+    return memory
+
+
+def scrub_known(inp: HookInput, ctx: Context) -> Callable[[str], str] | None:
+    """A function that masks what the store remembers in a text kept outside the store
+    (Codex's rollout state), or None when it remembers nothing."""
+    memory = _memory(ctx, inp.session_id)
+    if not getattr(memory, "lengths", None):
+        return None
+    from ctxmode import redact
+
+    return lambda text: redact.mask_known(text, memory)
+
+
+def _records_path(ctx: Context) -> str:
+    # secret_memory.records_path, without loading the module.
+    name = os.path.splitext(os.path.basename(ctx.store_path))[0]
+    return os.path.join(ctx.root, SECRETS_DIR, name + ".bin")
+
+
+def _remember(ctx: Context, memory: object) -> None:
+    """Keep what the payload masked that the store did not remember (best effort: a
+    root that cannot be written costs the memory of it, never the call)."""
+    if isinstance(memory, _Noted) and not memory.found:
+        return
+    from ctxmode import secret_memory
+
+    try:
+        if isinstance(memory, _Noted):
+            fresh = secret_memory.fresh(ctx.root, memory.session_id)
+            found, memory.found = memory.found, {}
+            if fresh is None:
+                return
+            fresh.remember(found)
+            ctx.memory = memory = fresh
+        if isinstance(memory, secret_memory.Memory) and memory.new:
+            secret_memory.save(ctx.root, ctx.store_path, memory)
+    except OSError:
+        if isinstance(memory, secret_memory.Memory):
+            memory.new = []
 
 
 def _extract(inp: HookInput, cfg: dict[str, object]) -> list[SessionEvent]:
@@ -393,7 +474,7 @@ def _open_or_spool(inp: HookInput, ctx: Context, events: list[SessionEvent]) -> 
 def on_tool(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     late = inp.late
-    inp = _masked(inp, cfg)
+    inp = _masked(inp, cfg, ctx)
     events = _extract(inp, cfg)
     if any(e.type == "cwd_change" for e in events):
         events += _worktree_moves(events, inp, ctx)
@@ -410,7 +491,7 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
         events[0].bytes_avoided = inp.size
     elif not resolves and not late:
         return None
-    failures = _late_failures(late, cfg)
+    failures = _late_failures(late, cfg, ctx)
     if ctx.background:
         # Run in the background, the captures of earlier calls may still be at work:
         # storing after them keeps dedup and a failure's resolution in the calls' order.
@@ -424,7 +505,7 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
         return None
     try:
         if late:
-            events = _late_events(store, inp, late, failures, cfg) + events
+            events = _late_events(store, inp, late, failures, cfg, ctx) + events
         if resolves:
             events.extend(_resolutions(store, inp, unsure > 0))
         if events:
@@ -434,12 +515,14 @@ def on_tool(inp: HookInput, ctx: Context) -> str | None:
     return None
 
 
-def _late_failures(late: list[HookInput], cfg: dict[str, object]) -> list[SessionEvent]:
+def _late_failures(
+    late: list[HookInput], cfg: dict[str, object], ctx: Context
+) -> list[SessionEvent]:
     """The error events of the late outcomes that are failures (masked like any input)."""
     out: list[SessionEvent] = []
     for item in late:
         if item.event == "PostToolUseFailure":
-            out.extend(_extract(_masked(item, cfg), cfg))
+            out.extend(_extract(_masked(item, cfg, ctx), cfg))
     return out
 
 
@@ -449,6 +532,7 @@ def _late_events(
     late: list[HookInput],
     failures: list[SessionEvent],
     cfg: dict[str, object],
+    ctx: Context,
 ) -> list[SessionEvent]:
     """The tool outcomes a client reported late (``inp.late``; Codex's rollout file), in
     the order they happened: errors, and the resolutions of open ones (ctxmode.outcomes)."""
@@ -457,18 +541,18 @@ def _late_events(
     for item in late:
         if item.event == "PostCompact" and item.compact_summary:
             # Codex's compaction summary, found in its rollout file (see on_post_compact).
-            summary = summary_text(_masked(item, cfg).compact_summary or "")
+            summary = summary_text(_masked(item, cfg, ctx).compact_summary or "")
             if summary:
                 store.add_compaction_summary(inp.session_id, summary, "")
-    masked = [_masked(item, cfg) for item in late]
+    masked = [_masked(item, cfg, ctx) for item in late]
     return ordered(store.open_error_keys(inp.session_id), masked, failures)
 
 
 def _store_late(store: Store, inp: HookInput, ctx: Context, cfg: dict[str, object]) -> None:
     """Record the late tool outcomes before a snapshot is taken, so it is complete."""
     if inp.late:
-        failures = _late_failures(inp.late, cfg)
-        events = _late_events(store, inp, inp.late, failures, cfg)
+        failures = _late_failures(inp.late, cfg, ctx)
+        events = _late_events(store, inp, inp.late, failures, cfg, ctx)
         if events:
             _record(inp, ctx, events, cfg, store)
 
@@ -499,15 +583,15 @@ def _resolutions(store: Store, inp: HookInput, unsure: bool = False) -> list[Ses
 def on_prompt(inp: HookInput, ctx: Context) -> str | None:
     cfg = _config(inp, ctx)
     late = inp.late
-    inp = _masked(inp, cfg)
+    inp = _masked(inp, cfg, ctx)
     events = _extract(inp, cfg)
-    failures = _late_failures(late, cfg)
+    failures = _late_failures(late, cfg, ctx)
     store = _open_or_spool(inp, ctx, failures + events)
     if store is None:
         return None
     try:
         if late:
-            events = _late_events(store, inp, late, failures, cfg) + events
+            events = _late_events(store, inp, late, failures, cfg, ctx) + events
         # Locked past the busy timeout: a claim would wait as long again and run into
         # the watchdog. The snapshot stays unclaimed for the next prompt.
         if not _record(inp, ctx, events, cfg, store):
@@ -652,7 +736,7 @@ def on_post_compact(inp: HookInput, ctx: Context) -> str | None:
     if not inp.compact_summary:
         return None
     cfg = _config(inp, ctx)
-    inp = _masked(inp, cfg)
+    inp = _masked(inp, cfg, ctx)
     summary = summary_text(inp.compact_summary or "")
     if not summary:
         return None
@@ -920,7 +1004,7 @@ def _compression_snapshot(inp: HookInput, ctx: Context) -> str | None:
             claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
         )
         # The client's summary, masked, kept beside the snapshot (ctxmode stats).
-        summary = summary_text(_masked(inp, cfg).compact_summary or "")
+        summary = summary_text(_masked(inp, cfg, ctx).compact_summary or "")
         if summary:
             store.add_compaction_summary(inp.session_id, summary, inp.trigger or "")
         return resume.snapshot if resume is not None else None

@@ -287,7 +287,7 @@ def run_hook(
 
         text = handlers.handle(inp, ctx)
         if saved is not None:
-            saved()
+            saved(handlers.scrub_known(inp, ctx))
         if marker is not None and inflight.stopping():
             # The client is ending and will run no SessionEnd (inflight.stopping): this
             # capture, still holding its marker, takes the end snapshot.

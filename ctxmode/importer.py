@@ -33,10 +33,12 @@ uses it.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 
 from ctxmode import config as config_mod
 from ctxmode import hosts, paths
+from ctxmode.context import Context
 from ctxmode.hashing import sha256_hex
 from ctxmode.history import Boundary
 from ctxmode.store import Store
@@ -266,8 +268,6 @@ def _run_store(
 ) -> None:
     if totals.dry_run and not os.path.exists(store_path):
         # A dry run creates nothing: a throwaway store counts what a real run would add.
-        import tempfile
-
         with tempfile.TemporaryDirectory(prefix="ctxmode-import-") as tmp:
             _run_open(os.path.join(tmp, "dry.db"), items, env, totals, on_file)
         return
@@ -290,6 +290,9 @@ def _run_open(
         identity = paths.identify_dir(items[0].cwd)
         ensure_store(store_path, identity, paths.data_root(env))
     store = Store.open(store_path, busy_timeout_ms=10_000)
+    # A dry run remembers no secret: its memory lives in a folder that goes with it.
+    scratch = tempfile.TemporaryDirectory(prefix="ctxmode-import-") if totals.dry_run else None
+    masking = _masking(store_path, scratch.name if scratch else paths.data_root(env))
     try:
         totals.stores.add(store_path)
         configs: dict[str, dict[str, object]] = {}
@@ -297,11 +300,18 @@ def _run_open(
             cfg = configs.get(item.project)
             if cfg is None:
                 cfg = configs[item.project] = config_mod.load(env, item.project)
-            import_file(store, item, cfg, totals)
+            import_file(store, item, cfg, totals, masking)
             if on_file is not None:
                 on_file(item)
     finally:
         store.close()
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def _masking(store_path: str, root: str) -> Context:
+    """The hooks' context as masking needs it: the data root and the store."""
+    return Context({}, root, store_path, deadline=float("inf"))
 
 
 def head_hash(head: bytes, offset: int) -> str:
@@ -330,6 +340,7 @@ class FileRun:
         "first_at",
         "known_calls",
         "last_at",
+        "masking",
         "open_errors",
         "progress",
         "replayed",
@@ -340,8 +351,11 @@ class FileRun:
         "worktree",
     )
 
-    def __init__(self, progress: store_imports.Progress, boundaries: int) -> None:
+    def __init__(self, progress: store_imports.Progress, boundaries: int, masking: Context) -> None:
         self.progress = progress
+        # What the hooks' masking needs beyond the config: the store's memory of the
+        # secrets masked before (handlers._masked; ctxmode.secret_memory).
+        self.masking = masking
         self.boundaries = boundaries
         self.counted_seq = boundaries  # compactions counted in the totals up to here
         self.added = 0
@@ -373,9 +387,18 @@ class FileRun:
         return self.worktree
 
 
-def import_file(store: Store, item: Transcript, cfg: dict[str, object], totals: Totals) -> int:
+def import_file(
+    store: Store,
+    item: Transcript,
+    cfg: dict[str, object],
+    totals: Totals,
+    masking: Context | None = None,
+) -> int:
     """Import what ``item`` holds past its saved progress, a window at a time; return how
-    many events were added."""
+    many events were added. ``masking``: the hooks' context for the store (its memory of
+    masked secrets); None: the store's data root, read from its path."""
+    if masking is None:
+        masking = _masking(store.path, os.path.dirname(os.path.dirname(store.path)))
     before = store_imports.progress(store, item.path)
     if before is not None and before.offset == item.size and before.mtime_ns == item.mtime_ns:
         totals.unchanged += 1
@@ -392,7 +415,7 @@ def import_file(store: Store, item: Transcript, cfg: dict[str, object], totals: 
         totals.files += 1
         totals.bytes += size - start
         run = FileRun(
-            before or store_imports.Progress(item.path), _boundaries_before(item.reader, fh, start)
+            before or store_imports.Progress(item.path), _boundaries_before(item.reader, fh, start), masking
         )
         pos = start
         window = WINDOW
@@ -581,7 +604,10 @@ def _convert(
             part_of(sid)
             summary = None
             if entry.summary is not None:
-                summary = item.reader.compact_summary(_mask_text(entry.summary, extras)) or None
+                summary = (
+                    item.reader.compact_summary(_mask_text(entry.summary, extras, run.masking))
+                    or None
+                )
             compactions.append((sid, seq, entry.trigger, summary, entry.at))
             continue
         inp = entry.inp
@@ -599,7 +625,7 @@ def _convert(
                 continue
             known.add(inp.tool_use_id)  # taken: a window that reads it again skips it
         inp.project_dir = item.project
-        inp = handlers._masked(inp, cfg)
+        inp = handlers._masked(inp, cfg, run.masking)
         events = handlers._extract(inp, cfg)
         errors = open_errors.get(inp.session_id)
         if errors is None:
@@ -617,12 +643,15 @@ def _convert(
     return list(parts.values()), compactions
 
 
-def _mask_text(text: str, extras: tuple[Any, ...]) -> str:
-    """A whole text masked as the hooks mask a payload string (before any cut)."""
+def _mask_text(text: str, extras: tuple[Any, ...], masking: Context | None = None) -> str:
+    """A whole text masked as the hooks mask a payload string (before any cut), with
+    the secrets the store remembers (``masking``'s memory, once loaded)."""
     from ctxmode import redact
 
     text = redact.strip_private(text)
-    return redact.mask(text, extras) if extras else redact.mask(text)
+    text = redact.mask(text, extras) if extras else redact.mask(text)
+    memory = masking.memory if masking is not None else None
+    return redact.mask_known(text, memory) if getattr(memory, "lengths", None) else text
 
 
 def _resolution(inp: HookInput, events: list[SessionEvent], errors: set[str]) -> list[SessionEvent]:

@@ -5,6 +5,10 @@ maps to the same file: :func:`identify` decides the project (one per repository,
 its worktrees included), :func:`store_file` names its store. Hot path: stdlib ``os``/``sys`` only; ``platformdirs`` is
 re-implemented below (importing it costs ~28 ms per hook), and a test keeps the two
 in agreement.
+
+Long on purpose: the project's identity (git's own files, read by hand and only as git
+writes them), the data root's rule and the private folders are what every hook and every
+command must agree on, and every hook imports this module (another costs an import).
 """
 
 from __future__ import annotations
@@ -160,19 +164,48 @@ def identify_dir(start: str) -> Identity:
 
 
 def _linked(tree: str, dot_git: str) -> Identity:
-    """The identity of a work tree whose ``.git`` is a file (``gitdir: <path>``)."""
-    text = _read_small(dot_git)
-    if not text or not text.startswith("gitdir:"):
+    """The identity of a work tree whose ``.git`` is a file (``gitdir: <path>``).
+
+    The pointer files (``.git``, the git dir's ``commondir``) are read only as git writes
+    them: small regular files of one line of text (:func:`_read_pointer`), and what they
+    lead to counts only when it is a git directory. Anything else (a ``commondir``
+    linked to some other file, a NUL, a second line) is an odd folder, its own project:
+    nothing read from such a file becomes a key, a path in the store or a message.
+    """
+    text = _read_pointer(dot_git)
+    if text is None or not text.startswith("gitdir:"):
         return Identity(tree, tree)  # an odd .git file: the folder is its own project
-    target = text[len("gitdir:") :].split("\n", 1)[0].strip()
+    target = text[len("gitdir:") :].strip()
     if not target:
         return Identity(tree, tree)
     gitdir = _abs(os.path.realpath(os.path.join(tree, target)))
-    common = _read_small(os.path.join(gitdir, "commondir"))
-    if common is None or not common.strip():
+    if not _is_git_dir(gitdir):
+        return Identity(tree, tree)
+    pointer = os.path.join(gitdir, "commondir")
+    if not os.path.lexists(pointer):
         return Identity(tree, tree, gitdir, gitdir)  # a submodule: a repository of its own
+    common = _read_pointer(pointer)
+    if common is None:
+        return Identity(tree, tree)
     common_dir = _abs(os.path.realpath(os.path.join(gitdir, common.strip())))
+    if not _is_common_dir(common_dir):
+        return Identity(tree, tree)
     return Identity(_repository(common_dir), tree, gitdir, common_dir)
+
+
+def _is_git_dir(path: str) -> bool:
+    """A work tree's git dir: its ``HEAD``, and the objects or the pointer to them."""
+    return os.path.isfile(os.path.join(path, "HEAD")) and (
+        os.path.isdir(os.path.join(path, "objects"))
+        or os.path.isfile(os.path.join(path, "commondir"))
+    )
+
+
+def _is_common_dir(path: str) -> bool:
+    """A repository's shared git dir: its objects and refs."""
+    return os.path.isdir(os.path.join(path, "objects")) and os.path.isdir(
+        os.path.join(path, "refs")
+    )
 
 
 def _repository(common_dir: str) -> str:
@@ -185,8 +218,10 @@ def _repository(common_dir: str) -> str:
     own folder.
     """
     bare, worktree = _core_config(_read_small(os.path.join(common_dir, "config")) or "")
-    if worktree:
-        return _abs(os.path.realpath(os.path.join(common_dir, worktree)))
+    if worktree and "\0" not in worktree:
+        folder = _abs(os.path.realpath(os.path.join(common_dir, worktree)))
+        if os.path.isdir(folder):
+            return folder
     if os.path.basename(common_dir) == ".git" and not bare:
         return os.path.dirname(common_dir)
     return common_dir
@@ -216,29 +251,63 @@ def head_branch(gitdir: str | None) -> str | None:
     ``refs/heads/``, 12 hex of the commit when detached, None when unreadable."""
     if not gitdir:
         return None
-    text = _read_small(os.path.join(gitdir, "HEAD"))
+    text = _read_pointer(os.path.join(gitdir, "HEAD"))
     if not text:
         return None
     head = text.strip()
     if head.startswith("ref:"):
         ref = head[4:].strip()
+        if len(ref) > 255 or " " in ref:
+            return None  # no ref name git makes
         return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref or None
-    return head[:12] or None
+    if len(head) in (40, 64) and not head.strip("0123456789abcdef"):
+        return head[:12]
+    return None
 
 
 def _read_small(path: str, limit: int = 4096) -> str | None:
-    """The start of a small text file, or None (absent, a folder, a FIFO, unreadable)."""
+    """The start of a small regular text file, or None (absent, a folder, a FIFO,
+    unreadable)."""
+    data = _read_regular(path, limit)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _read_regular(path: str, limit: int) -> bytes | None:
     try:
         # O_NONBLOCK: a FIFO in the way must not hang a hook.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
-        return os.read(fd, limit).decode("utf-8", "replace")
+        if os.fstat(fd).st_mode & 0o170000 != 0o100000:
+            return None  # a device, a FIFO, a folder
+        return os.read(fd, limit)
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+# A pointer file git writes holds one path: never longer than a path can be.
+POINTER_LIMIT = 4096
+
+
+def _read_pointer(path: str) -> str | None:
+    """The one line of a git pointer file (``.git``, ``commondir``, ``HEAD``), or None
+    unless it is what git writes there: a small regular file of one line of printable
+    UTF-8 text (a trailing line end allowed), no NUL."""
+    data = _read_regular(path, POINTER_LIMIT + 1)
+    if not data or len(data) > POINTER_LIMIT or b"\0" in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    if not text or not text.isprintable():
+        return None  # a second line, a control character
+    return text
 
 
 # New stores are named by the repository key with this prefix, so that every store of
@@ -284,7 +353,7 @@ def worktree_gitdir(project: str) -> str | None:
     dot_git = os.path.join(project, ".git")
     if not os.path.isfile(dot_git):
         return None  # a normal checkout (folder) or no git at all
-    first = (_read_small(dot_git) or "").strip()
+    first = (_read_pointer(dot_git) or "").strip()
     if not first.startswith("gitdir:"):
         return None
     target = first[len("gitdir:") :].split("\n", 1)[0].strip()

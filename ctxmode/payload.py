@@ -42,6 +42,38 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# Bounds of the envelope's ids and names (a client's are far shorter: a session id is a
+# UUID, a tool name ~60 characters). A longer one is cut and given a digest of the
+# whole (:func:`bounded`): stored and used as a file name at a bounded size, and two
+# that share a long head stay two.
+ID_CHARS = 128
+NAME_CHARS = 256
+WORD_CHARS = 64
+# A path longer than this names no file (PATH_MAX): such a cwd or transcript is none.
+PATH_CHARS = 4096
+_DIGEST_CHARS = 16
+
+
+def bounded(value: str | None, limit: int) -> str | None:
+    """``value`` itself when at most ``limit`` characters, else its head and ``~`` and 16
+    hex digits of SHA-256 of the whole (deterministic: the same value, the same result;
+    two values, two results)."""
+    if value is None or len(value) <= limit:
+        return value
+    from ctxmode.hashing import sha256_hex
+
+    return value[: limit - _DIGEST_CHARS - 1] + "~" + sha256_hex(value)[:_DIGEST_CHARS]
+
+
+def _id(value: Any, limit: int = ID_CHARS) -> str | None:
+    return bounded(_str(value), limit)
+
+
+def _path(value: Any) -> str | None:
+    text = _str(value)
+    return text if text is None or len(text) <= PATH_CHARS else None
+
+
 class HookInput:
     """The fields ctxmode uses, each with a safe type; ``raw`` keeps the rest."""
 
@@ -77,27 +109,29 @@ class HookInput:
     def __init__(self, raw: dict[str, Any], event: str) -> None:
         self.raw = raw
         self.event = event
-        self.session_id = _str(raw.get("session_id")) or ""
-        self.cwd = _str(raw.get("cwd")) or ""
-        self.transcript_path = _str(raw.get("transcript_path"))
-        self.agent_id = _str(raw.get("agent_id"))
+        # Ids and names bounded here, at the parse (see bounded): whatever a payload
+        # holds, every later step (the store, file names, the snapshot) sees them short.
+        self.session_id = _id(raw.get("session_id")) or ""
+        self.cwd = _path(raw.get("cwd")) or ""
+        self.transcript_path = _path(raw.get("transcript_path"))
+        self.agent_id = _id(raw.get("agent_id"))
         # An empty agent_type (seen on the SubagentStop of every compaction) means "none".
-        self.agent_type = _str(raw.get("agent_type")) or None
-        self.tool_name = _str(raw.get("tool_name")) or ""
+        self.agent_type = _id(raw.get("agent_type")) or None
+        self.tool_name = _id(raw.get("tool_name"), NAME_CHARS) or ""
         # The tool's neutral kind (ctxmode.hosts.KINDS), set by the host that parsed the
         # input; None when built without one (then the default host's names apply).
         self.tool_kind: str | None = None
         self.tool_input: dict[str, Any] = _dict(raw.get("tool_input"))
         # Often a dict, but MCP tools return a list of content blocks or a JSON string.
         self.tool_response: Any = raw.get("tool_response")
-        self.tool_use_id = _str(raw.get("tool_use_id"))
+        self.tool_use_id = _id(raw.get("tool_use_id"))
         error = raw.get("error")
         self.error = error if isinstance(error, str) else (None if error is None else str(error))
         self.is_interrupt = raw.get("is_interrupt") is True
         self.prompt = _str(raw.get("prompt"))
-        self.source = _str(raw.get("source"))
-        self.trigger = _str(raw.get("trigger"))
-        self.reason = _str(raw.get("reason"))
+        self.source = _id(raw.get("source"), WORD_CHARS)
+        self.trigger = _id(raw.get("trigger"), WORD_CHARS)
+        self.reason = _id(raw.get("reason"), WORD_CHARS)
         self.custom_instructions = _str(raw.get("custom_instructions"))
         # PostCompact: the summary the model wrote of the conversation it replaces.
         self.compact_summary = _str(raw.get("compact_summary"))

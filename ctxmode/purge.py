@@ -1,12 +1,17 @@
-"""Purging sessions for real: the store's rows, the spool's records, quarantined copies.
+"""Purging sessions for real: the store's rows, the spool's records, every copy and cache.
 
-A session lives in up to four places under the data root: its rows in the project's
+A session lives in several places under the data root: its rows in the project's
 store, records in the spool that a hook left when the store was locked (imported by the
-next hook), the ``<store>.corrupt-*`` copies that a recovery moved aside, and the
-backups of older stores merged into the repository's one (``*.merged-into-<store>``,
-ctxmode.store.merge). Deleting only the rows would let the spool bring the session
-back, and leave its text on disk in the copies and backups. :func:`purge_sessions`
-removes it from all four and reports what it freed.
+next hook), the ``<store>.corrupt-*`` copies that a recovery moved aside, the backups
+of older stores merged into the repository's one (``*.merged-into-<store>``,
+ctxmode.store.merge), and what is kept per session or per store beside them: Gemini's
+cached snapshots (``resumes/<session>.*.xml``, ctxmode.resume_cache), Codex's rollout
+state (``codex/<session>.json``), the digests of the secrets it masked
+(``masked/<store>.bin``, ctxmode.secret_memory) and the store's page of ``ctxmode view``
+(``views/<store>.html``). Deleting only the rows would let the spool bring the session
+back, and leave its text on disk in the copies and caches. :func:`purge_sessions`
+removes it from all of them and reports what it freed; :func:`store_files` lists what
+a whole project's purge deletes.
 
 Order matters: the spool is claimed (renamed away, as a hook importing it would) before
 the rows are deleted, so no hook can import the session's spooled records in between;
@@ -36,13 +41,15 @@ class PurgeReport:
     copies: list[str] = field(default_factory=list)  # quarantined files removed
     copies_bytes: int = 0
     backups: list[str] = field(default_factory=list)  # merged backups the session left
+    cached: list[str] = field(default_factory=list)  # caches and state files removed
+    cached_bytes: int = 0
     store_before: int = 0
     store_after: int = 0
 
     @property
     def bytes_freed(self) -> int:
         store_freed = max(0, self.store_before - self.store_after)
-        return store_freed + self.spool_bytes + self.copies_bytes
+        return store_freed + self.spool_bytes + self.copies_bytes + self.cached_bytes
 
 
 def purge_sessions(
@@ -75,6 +82,14 @@ def purge_sessions(
     removed, size = remove_copies_holding(store.path, report.session_ids)
     report.copies, report.copies_bytes = removed, size
     report.backups = purge_backups(store.path, report.session_ids)
+    if report.session_ids:
+        from ctxmode import secret_memory
+
+        secret_memory.forget_sessions(root, store.path, report.session_ids)
+        # The store's page of `ctxmode view` shows the sessions it was made of.
+        cached = [*session_files(root, report.session_ids), view_page(root, store.path)]
+        report.cached_bytes = sum(_size(path) for path in cached)
+        report.cached = [path for path in cached if _unlink(path)]
     # Merge the FTS index (which drops the deleted entries' traces from its segments)
     # and give the freed pages back to the file system.
     store.vacuum(optimize_fts=True)
@@ -202,3 +217,68 @@ def _file_contains(path: str, needles: list[bytes], chunk: int = 1 << 20) -> boo
                 tail = window[-overlap:] if overlap else b""
     except OSError:
         return False
+
+
+# ---------------------------------------------------------------- caches and state files
+
+
+def session_files(root: str, session_ids: list[str]) -> list[str]:
+    """What is kept per session beside the store: the cached snapshots of
+    ``resume_cache`` (with their temporary files) and what each host keeps of its own
+    (its ``session_files``), for each of ``session_ids``."""
+    from ctxmode import hosts, resume_cache
+
+    found: list[str] = []
+    resumes = _listing(os.path.join(root, resume_cache.FOLDER))
+    for sid in session_ids:
+        prefix = resume_cache.file_prefix(sid)
+        found.extend(path for path in resumes if os.path.basename(path).startswith(prefix))
+    for name in hosts.NAMES:
+        kept = getattr(hosts.get(name), "session_files", None)
+        if kept is not None:
+            found.extend(kept(root, session_ids))
+    return found
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return [os.path.join(folder, n) for n in sorted(os.listdir(folder))]
+    except OSError:
+        return []
+
+
+def view_page(root: str, store_path: str) -> str:
+    """The store's page of ``ctxmode view`` at its default place."""
+    from ctxmode.view import default_output
+
+    return default_output(root, store_path)
+
+
+def store_files(root: str, store_path: str, session_ids: list[str]) -> list[str]:
+    """Beside the store's own files (the CLI lists those), what a purge of the whole
+    project removes: the spool, the digests of its masked secrets, its view page, and
+    the caches and state files of its sessions (``session_ids``)."""
+    from ctxmode import secret_memory
+
+    candidates = [
+        paths.spool_file(root, store_path),
+        secret_memory.records_path(root, store_path),
+        view_page(root, store_path),
+        *session_files(root, session_ids),
+    ]
+    return [path for path in candidates if os.path.lexists(path)]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
+def _unlink(path: str) -> bool:
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True

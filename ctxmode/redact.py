@@ -12,7 +12,17 @@ shapes; credential-like names before an assignment, a flag, a header, an XML ele
 or a ``.netrc`` entry; URL userinfo and credential-like query parameters; command lines
 that take a password (``mysql -pX``, ``docker login -p X``, ``curl -u user:X``); key
 words in prose ("my password is X", "use token X"), where a weak context also asks for
-a value that looks random; and long random-looking values assigned to any name.
+a value that looks random; and long random-looking values assigned to any name. Since
+issue 29 also: commands that set an account's password (useradd, chpasswd, ``net user``,
+SQL's ``IDENTIFIED BY``/``PASSWORD '…'``, what echo pipes into passwd, PowerShell's
+``ConvertTo-SecureString``); base64, hex and %-encoded forms of what is masked (and
+``user:password`` pairs); tokens split by spaces or by invisible characters (dropped
+inside a word before masking); key material with no name (a long random run, a PEM
+body without its lines, a crypt hash, more providers' prefixes); multi-line values of
+configuration formats (YAML block scalars, quoted values over lines, continued lines,
+``.pgpass``); the prose rule in two dozen languages; and sentences that set a password
+("reset db pass to X", "X is the new password") or search for one. The false positives
+of the rules are measured by ``benchmarks/redact_false_positives.py``.
 
 ``mask`` runs on every string of every hook, so the common case must cost next to
 nothing: a lower-cased copy of the text is searched (in C, ``str.__contains__``) for
@@ -285,8 +295,8 @@ def _random_value(m: Match[str]) -> str:
     """``NAME=<40 random characters>``: masked when the value looks generated."""
     value = m.group("v")
     name = m.group("name").lower().rstrip("_-.")
-    if value.startswith(PREFIX) or name.endswith(_DIGEST_NAMES):
-        return m.group(0)
+    if value.startswith(PREFIX) or name.endswith(_DIGEST_NAMES) or name in ("h1", "h2"):
+        return m.group(0)  # (h1: a Go module's checksum in go.sum)
     body = value.rstrip("=")
     has_digit = any(c.isdigit() for c in body)
     has_upper = any(c.isupper() for c in body)
@@ -386,10 +396,12 @@ _PROSE_PATTERN = (
     # Either up to four words then a link ("for the staging db is", ":"), or a space.
     r"(?P<link>(?:(?:[ \t]+(?!(?:is|was)\b)[\w.@/-]+){0,4}?"
     r"(?P<conn>[ \t]*(?:(?:(?:is|was)(?:[ \t]+now)?|will[ \t]+be|should[ \t]+be|set[ \t]+to)"
-    r"(?![\w-])[ \t]*:?|[=:]))"
+    r"(?![\w-])[ \t]*:?|=>|[=:]))"
     r"|[ \t]+)"
     r"[ \t]*[\"'`\u201c\u2018]?)"
-    r"(?P<v>(?![=:]|\[REDACTED:)[^\s\"'`\u201d\u2019<>\\]+)"
+    # A quoted value runs to its closing quote, spaces and all; a bare one to a space.
+    r"(?P<v>(?<=[\"'`\u201c\u2018])(?!\[REDACTED:)[^\"'`\u201d\u2019\n<>\\]{1,200}"
+    r"(?=[\"'`\u201d\u2019])|(?![=:]|\[REDACTED:)[^\s\"'`\u201d\u2019<>\\]+)"
 )
 _RANDOM_PATTERN = (
     r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,60})(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?"
@@ -670,6 +682,965 @@ def _random_ready(text: str, low: str) -> bool:
     return False
 
 
+# -- shapes found raw by the review of 0.4.0 (issue 29) -------------------------------------
+#
+# Each family by its structure, not its values: where a command's grammar puts the
+# password; an encoded form that decodes to something masked (or to ``user:password``);
+# key material by its shape (a long random run, the lines of a PEM body, a crypt hash);
+# multi-line values of configuration formats; the same prose in other languages; and
+# sentences that *set* a password ("reset db pass to X", "X is the new password").
+
+# Commands that set or take an account's password, by the value's place in each one's
+# grammar (more of them than _CMD_PASSWORD's, which only take one to log in).
+_ADMIN_PASSWORD = (
+    r"(?:\b(?:useradd|usermod|adduser)\b[^\n|;&]{0,300}?\s-p\s+"
+    r"|\bnet\s+user\s+(?:/\w+\s+)*(?!/)[^\s/]+\s+(?![/*])"
+    r"|\bnet\s+use\s+(?:[A-Za-z*]:\s+)?\\\\\S+\s+(?![/*])"
+    r"|\bmysqladmin\b[^\n|;&]{0,300}?\spassword\s+"
+    r"|\bhtpasswd\s+-(?=\w*b)(?=\w*n)\w+\s+\S+\s+"
+    r"|\b(?:rabbitmqctl|rabbitmqadmin)\s+(?:add_user|change_password|authenticate_user)\s+\S+\s+"
+    r"|\bmosquitto_passwd\s+-b\s+\S+\s+\S+\s+"
+    r"|\bset-initial-password\s+"
+    r"|(?i:\bConvertTo-SecureString\b)(?:\s+-(?i:AsPlainText|Force|String))*\s+(?!-)"
+    r"|\bopenssl\b[^\n|;&]{0,300}?\s-pass(?:in|out|word)?\s+pass:"
+    r"|\bopenssl\s+(?:enc|aes\S*|des\S*|bf\S*|camellia\S*)\s[^\n|;&]{0,300}?-k\s+"
+    r"|\b(?:psexec|paexec)\w*\b[^\n|;&]{0,300}?\s-p\s+"
+    r"|(?i:\bschtasks\b[^\n|;&]{0,300}?\s/rp\s+)"
+    r"|\bldappasswd\b[^\n|;&]{0,300}?\s-[sa]\s+"
+    r"|\blftp\b[^\n|;&]{0,300}?\s-u\s+[^\s,]+,"
+    r"|\binflux\w*\b[^\n|;&]{0,300}?\s-p\s+"
+    r"|\bsnmp\w+\b[^\n|;&]{0,300}?\s-[AX]\s+"
+    r"|\b(?:sqlplus|sqlldr|expdp|impdp|rman)\s+(?:-\w+\s+)*[\w$#.-]+/(?!/)"
+    r"|\bopenssl\s+passwd\b(?:\s+-(?:salt\s+\S+|\S+))*\s+"
+    r"|\bmkpasswd\b(?:\s+(?:-[msSR]\s+\S+|--\S+|-\w))*\s+(?!-)"
+    r"|(?i:\b(?:requirepass|masterauth)\s+)"
+    r"|\bchangeUserPassword\(\s*['\"][^'\"\n]+['\"]\s*,\s*"
+    r"|\bcrypt(?:\.crypt)?\(\s*(?=['\"])"
+    # What echo or printf pipe into a command that reads a password on its stdin.
+    r"|\bprintf\s+(?:'[^'\n]*%s[^'\n]*'|\"[^\"\n]*%s[^\"\n]*\")\s+(?=[^\n|]*\|" + "{stdin})"
+    r"|\b(?:echo|printf)\s+(?:-[neE]+\s+)*(?=[^\n|]*\|" + "{stdin})"
+    r"|\b(?:chpasswd|passwd|kinit|smbpasswd|cryptsetup)\b[^\n|;&]{0,200}?<<<\s*"
+    r")"
+)
+_STDIN_READERS = (
+    r"\s*(?:sudo\s+(?:-[^S\s]\S*\s+)*)?(?:passwd|chpasswd|kinit|smbpasswd|vncpasswd"
+    r"|cryptsetup|sudo\s+(?:-\w+\s+)*-\w*S\b|openssl\b[^\n]*-pass\w*\s+stdin"
+    r"|gpg\b[^\n]*--passphrase-fd)"
+)
+_ADMIN_PASSWORD = _ADMIN_PASSWORD.replace("{stdin}", _STDIN_READERS) + _VALUE
+_ADMIN_MARKERS = (
+    "useradd", "usermod", "adduser", "net user", "net use", "mysqladmin", "htpasswd",
+    "rabbitmq", "mosquitto_passwd", "set-initial-password", "convertto-securestring",
+    "openssl", "psexec", "paexec", "schtasks", "ldappasswd", "lftp", "influx", "snmp",
+    "sqlplus", "sqlldr", "expdp", "impdp", "rman", "passwd", "kinit", "cryptsetup", "sudo",
+    "gpg", "requirepass", "masterauth", "changeuserpassword", "crypt(",
+)  # fmt: skip
+# An expect script answers a password prompt with send.
+_EXPECT_SEND = r"(?i)\bexpect\b[^\n]*assword[^\n]*\n[ \t]*send\s+(?:--\s+)?" + _VALUE
+
+# SQL: CREATE/ALTER USER … IDENTIFIED BY 'x', … [WITH] [ENCRYPTED] PASSWORD 'x',
+# CREATE LOGIN … WITH PASSWORD = 'x', SET PASSWORD [FOR u] = [PASSWORD(]'x'. A bare
+# PASSWORD takes only a quoted literal after it: "password 'x'" is one, "password is" not.
+_SQL_PASSWORD = (
+    r"(?i)(?:\bidentified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?"
+    r"|\bset\s+password\s+(?:for\s+\S+\s*)?=\s*(?:password\s*\(\s*)?"
+    r"|\b(?:with|login|encrypted|unencrypted|(?:user|role|login)\s+\S+)\s+password"
+    r"(?:\s*=\s*|\s+)(?=\\*['\"]))" + _VALUE
+)
+
+
+def _sql_value(m: Match[str]) -> str:
+    """After PASSWORD, a quoted literal is masked; after IDENTIFIED BY, a value only in a
+    statement about a user or a role ("identified by four decimal values" is prose)."""
+    if m.group("v3") is not None or m.group(0)[:10].lower() == "identified":
+        line_start = m.string.rfind("\n", 0, m.start()) + 1
+        before = m.string[max(line_start, m.start() - 200) : m.start()].lower()
+        if not any(word in before for word in ("user ", "role ", "grant ", "login ")):
+            return m.group(0)
+    return _masked_value("password")(m)
+
+
+# A value piped into an encoder, or handed to one in code: building a Basic header.
+_ENCODER_INPUT = (
+    r"(?:\b(?:echo|printf)\s+(?:-[neE]+\s+)*(?=[^\n|]*\|\s*(?:base64|openssl\s+(?:base64|enc)"
+    r"|xxd|basenc|b64))"
+    r"|\b(?:b64encode|btoa|encodeToString|encodebytes|base64_encode|Base64\.encode\w*)"
+    r"\(\s*b?(?=\\*['\"]))" + _VALUE
+)
+
+
+def _encoder_input(m: Match[str]) -> str:
+    """Masked when it is a ``user:password`` pair or looks generated ("hello" is not)."""
+    value = m.group("v1") or m.group("v2") or m.group("v3") or ""
+    user, colon, secret = value.partition(":")
+    if (colon and user and secret and " " not in value) or looks_random(value):
+        return _masked_value("credential")(m)
+    return m.group(0)
+
+
+# Encoded forms: a base64, hex or %-encoded run that decodes to text the rules mask,
+# or to a ``user:password`` pair (a Basic credential). Digests, ids and binary decode to
+# bytes that are no text, and are left alone.
+_B64_RUN = r"(?<![A-Za-z0-9+/=_-])(?P<v>[A-Za-z0-9+/_-]{20,}={0,2})(?![A-Za-z0-9+/=_-])"
+_HEX_RUN = r"(?<![A-Za-z0-9])(?P<v>(?:[0-9a-fA-F]{2}){12,})(?![A-Za-z0-9])"
+_PCT_RUN = r"(?P<v>[^\s'\"<>\\]*%[0-9A-Fa-f]{2}[^\s'\"<>\\]*)"
+_decoding = 0  # how deep a decoded text is being masked (an encoding inside an encoding)
+
+
+def _as_text(data: bytes) -> str | None:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text or not text.strip() or not all(c.isprintable() or c in "\t\r\n" for c in text):
+        return None
+    return text
+
+
+def _pair(text: str) -> bool:
+    """``user:password``, the pair a Basic header encodes (not a URL, a time, a path)."""
+    user, colon, secret = text.strip().partition(":")
+    return (
+        bool(colon)
+        and 0 < len(user) <= 64
+        and all(c.isalnum() or c in "._@+-" for c in user)
+        and 3 <= len(secret) <= 256
+        and not any(c.isspace() for c in secret)
+        and not secret.startswith("/")
+        and not user.isdigit()
+    )
+
+
+def _hides_secret(text: str, pair: bool = True) -> bool:
+    """Whether a decoded text is, or holds, a secret."""
+    global _decoding
+    if pair and _pair(text):
+        return True
+    if _decoding >= 2:
+        return False
+    _decoding += 1
+    try:
+        return _mask(text) != text
+    finally:
+        _decoding -= 1
+
+
+# The first character of each group of four in the base64 of ASCII text: its first byte
+# is below 0x80, so its top six bits are below 32.
+_B64_TEXT_LEADS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef")
+
+
+def _b64_decoded(m: Match[str]) -> str:
+    value = m.group("v")
+    body = value.rstrip("=").replace("-", "+").replace("_", "/")
+    if len(body) % 4 == 1 or not _B64_TEXT_LEADS.issuperset(body[::4]):
+        return m.group(0)  # no base64 of text (a word, a name of code, binary data)
+    import binascii
+
+    try:
+        data = binascii.a2b_base64(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        return m.group(0)
+    text = _as_text(data)
+    if text is None or not _hides_secret(text):
+        return m.group(0)
+    return PREFIX + "encoded]"
+
+
+def _hex_decoded(m: Match[str]) -> str:
+    value = m.group("v")
+    if not set(value[::2]) <= set("234567"):
+        return m.group(0)  # the hex of ASCII text has 2-7 first in each pair: a digest has not
+    try:
+        text = _as_text(bytes.fromhex(value))
+    except ValueError:
+        return m.group(0)
+    if text is None or not _hides_secret(text):
+        return m.group(0)
+    return PREFIX + "encoded]"
+
+
+def _pct_decoded(m: Match[str]) -> str:
+    value = m.group("v")
+    out = bytearray()
+    i = 0
+    raw = value.encode("utf-8", "surrogatepass")
+    while i < len(raw):
+        if raw[i] == 0x25 and i + 2 < len(raw) + 0 and i + 3 <= len(raw):
+            try:
+                out.append(int(raw[i + 1 : i + 3], 16))
+                i += 3
+                continue
+            except ValueError:
+                pass
+        out.append(raw[i])
+        i += 1
+    decoded = out.decode("utf-8", "replace")
+    if decoded == value or _decoding >= 2 or PREFIX in value or not decoded.isprintable():
+        return m.group(0)
+    if not _hides_secret(decoded, pair=False):
+        return m.group(0)
+    return PREFIX + "encoded]"
+
+
+# A provider's token written in groups ("ghp_AbC1 2dEf 3GhI …"), joined where its rule
+# would know it: the groups after the prefix each look generated (a digit or a capital).
+_SPLIT_TOKEN = (
+    _LB + r"(?P<v>(?:gh[pousr]_|github_pat_|glpat-|sk-ant-|sk-proj-|sk-|xox[abposr]-|AKIA|ASIA"
+    r"|AIza|[sr]k_live_|npm_|pypi-|hf_|SG\.|xapp-|whsec_|dckr_pat_|hvs\.)"
+    r"[A-Za-z0-9_-]*(?:(?:[ \t]{1,2}|\r?\n[ \t]*)(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{3,})"
+    r"{1,12})"
+)
+_SPLIT_MARKERS = (
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "akia",
+    "asia", "aiza", "k_live_", "npm_", "pypi-", "hf_", "sg.", "xapp-", "whsec_", "dckr_pat_",
+    "hvs.",
+)  # fmt: skip
+
+
+def _split_token(m: Match[str]) -> str:
+    joined = "".join(m.group("v").split())
+    masked = _mask(joined) if _decoding < 2 else joined
+    if masked == joined or not masked.startswith(PREFIX):
+        return m.group(0)
+    return masked
+
+
+# More providers' prefixes, each with a body of its own shape (hex, short, dashed): the
+# long random ones are found by _ENTROPY_RUN anyway.
+_MORE_TOKENS = (
+    _LB + r"(?:gsk_|r8_|pplx-|xai-|tvly-|lsv2_(?:pt|sk)_|pcsk_|ATATT3x|ATCTT3x|figd_"
+    r"|pat-(?:na|eu)\d-|shippo_(?:live|test)_|rzp_(?:live|test)_|FLWSECK(?:_TEST)?-|xkeysib-"
+    r"|nvapi-|AKCp|phx_|sbp_|sb_secret_|fm2_|fo1_|bkua_|nfp_|rdme_|dt0c01\."
+    r"|CLOJARS_|EZAK|ATBB|BBDC-|sgp_|apify_api_|LTAI|AKID|GOOG1)[A-Za-z0-9_.=+/-]{14,}" + _RB
+)
+_MORE_MARKERS = (
+    "gsk_", "r8_", "pplx-", "xai-", "tvly-", "lsv2_", "pcsk_", "att3x", "figd_", "pat-na",
+    "pat-eu", "shippo_", "rzp_", "flwseck", "xkeysib-", "nvapi-", "akcp", "phx_", "sbp_",
+    "sb_secret_", "fm2_", "fo1_", "bkua_", "nfp_", "rdme_", "dt0c01.",
+    "clojars_", "ezak", "atbb", "bbdc-", "sgp_", "apify_api_", "ltai", "akid", "goog1",
+)  # fmt: skip
+
+# Key material alone: a long run of base64/base62 that mixes cases and digits like
+# random bytes do, never a name of code (CamelCase, snake_case), a path or a digest.
+_ENTROPY_RUN = r"(?<![A-Za-z0-9+/_=.:@%-])(?P<v>[A-Za-z0-9+/_-]{32,}={0,2})(?![A-Za-z0-9+/_=@-])"
+_DIGEST_CONTEXT = ("sha1", "sha256", "sha384", "sha512", "integrity", "checksum", "digest",
+                   "hash", "h1:", "etag", "nonce-", "?b?", "?q?")  # fmt: skip
+
+
+def random_run(value: str) -> bool:
+    """Whether a run of 32+ token characters looks like random bytes: capitals, small
+    letters and digits, changing class often, with many distinct characters; not hex (a
+    digest), not a name of code (its words: runs of small letters, "getUserAccount2")."""
+    body = value.rstrip("=")
+    if not body.strip("0123456789abcdefABCDEF-"):
+        return False  # hex, a UUID: a digest or an id
+    if body[:3].lower() in ("sha", "md5"):
+        return False  # sha512-… (a lock file's integrity)
+    upper = lower = digit = changes = letters = worded = run = 0
+    prev = ""
+    for c in body:
+        if c.islower():
+            cls = "l"
+            lower += 1
+            run += 1
+        else:
+            if run >= 3:
+                worded += run  # the small letters of a word ("ength" of "Length")
+            run = 0
+            if c.isupper():
+                cls = "u"
+                upper += 1
+            elif c.isdigit():
+                cls = "d"
+                digit += 1
+            else:
+                prev = ""
+                continue
+        letters += 1
+        if prev and cls != prev:
+            changes += 1
+        prev = cls
+    if run >= 3:
+        worded += run
+    if not (upper and lower and digit) or letters < 28:
+        return False
+    if len(set(body)) < min(len(body), 64) * 0.4:
+        return False
+    # Random characters change class every 1.6 characters or so, and few of them make
+    # runs of small letters; the words of a name of code do. (Tuned on 20,000 random
+    # runs, 0.2% missed, and the 3,600 runs of 32+ characters in the standard library,
+    # the installed packages and the recorded fixtures: none taken but random data.)
+    return changes >= letters * 0.33 and letters <= (changes + 1) * 2.8 and worded < letters * 0.6
+
+
+def _entropy_run(m: Match[str]) -> str:
+    value = m.group("v")
+    if not random_run(value):
+        return m.group(0)
+    text, start = m.string, m.start("v")
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[max(line_start, start - 40) : start].lower()
+    if any(word in before for word in _DIGEST_CONTEXT):
+        return m.group(0)
+    # A value under a name of an identifier (request_id: …, "cursor": "…") is one.
+    name = before.rstrip(" \t\"'").rstrip(":=").rstrip(" \t\"'")
+    k = len(name)
+    while k > 0 and (name[k - 1].isalnum() or name[k - 1] in "_.-"):
+        k -= 1
+    if name[k:] and name[k:].rstrip("_-.").endswith(_DIGEST_NAMES):
+        return m.group(0)
+    if _in_public_block(text, start):
+        return m.group(0)  # a certificate's or a public key's body
+    return PREFIX + "key-material]"
+
+
+# What a public key is written after: its body is random, and no secret.
+_PUBLIC_KEY_TYPES = ("ssh-rsa", "ssh-ed25519", "ssh-dss", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-")
+
+
+def _in_public_block(text: str, at: int) -> bool:
+    """Whether ``at`` lies in a PEM block that is not a private or secret key (a
+    certificate, a public key), or right after a public key's type (ssh-ed25519 …)."""
+    if text[max(0, at - 30) : at].rstrip().endswith(_PUBLIC_KEY_TYPES):
+        return True
+    begin = text.rfind("-----BEGIN ", 0, at)
+    if begin >= 0:
+        end = text.find("-----END", begin)
+        if end < 0 or end > at:  # inside that block
+            label = text[begin + 11 : text.find("-----", begin + 11)]
+            return not any(word in label for word in _SECRET_LABELS)
+    # A body whose BEGIN line was cut: the END line after it says what it was.
+    end = text.find("-----END", at)
+    if end < 0 or 0 <= text.find("-----BEGIN", at) < end:
+        return False
+    close = text.find("-----", end + 8)
+    label = text[end + 8 : close if close >= 0 else len(text)]
+    return len(label) > 40 or not any(word in label for word in _SECRET_LABELS)
+
+
+_SECRET_LABELS = ("PRIVATE", "SECRET", "Static", "STATIC")
+
+
+# A PEM body without its BEGIN/END lines: two or more lines of 64 base64 characters
+# and the shorter line that ends it.
+_PEM_BODY = r"(?m)(?:^[A-Za-z0-9+/]{60,80}\r?\n){2,}^[A-Za-z0-9+/]{0,80}={0,2}\r?$"
+
+
+# A crypt(3) hash (/etc/shadow, .htpasswd, useradd -p): the password's stand-in.
+_CRYPT_HASH = (
+    r"(?<![\w$])\$(?:(?:1|5|6|md5|sha1|apr1)\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$"
+    r"[./A-Za-z0-9]{8,}|2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$"
+    r"[./A-Za-z0-9]{8,}|argon2(?:id|i|d)\$v=\d+\$[^\s$]+\$[^\s$]+\$[A-Za-z0-9+/]{8,}"
+    r"|pbkdf2[-_]sha\d+\$\d+\$[^\s$]+\$[^\s$]+)"
+)
+_CRYPT_MARKERS = ("$1$", "$2$", "$2a$", "$2b$", "$2x$", "$2y$", "$5$", "$6$", "$y$", "$md5",
+                  "$apr1$", "$argon2", "$sha1$", "$pbkdf2")  # fmt: skip
+
+# Sentences that set a password: a verb that sets it, its name, then "to X" / "-> X"
+# ("reset db pass to X", "rotate staging pw -> X", "change it from X to Y", "password
+# changed to X"); and the value before its name: "X is the new password".
+_SET_VERBS = (
+    r"(?:set|sets|reset|resets|change|changed|changes|changing|update|updated|updates|rotate"
+    r"|rotated|rotates|switch|switched|move|moved|bump|bumped|renew|renewed|regenerate"
+    r"|regenerated|replace|replaced|swap|swapped|generate|generated|assign|assigned)"
+)
+_SET_NAMES = r"(?:password|passphrase|passcode|passwd|pass|pwd|pw|pin|secret|token)"
+_SET_VALUE = r"[ \t]*[\"'`\u201c\u2018]?(?P<{}>(?!\[REDACTED:)[^\s\"'`\u201d\u2019<>\\]+)"
+_SET_TO = (
+    r"(?i)(?:\b" + _SET_VERBS + r"\b[^\n]{0,40}?\b" + _SET_NAMES + r"\b[^\n]{0,24}?"
+    r"|\b"
+    + _SET_NAMES
+    + r"[ \t]+(?:(?:was|is|has[ \t]+been|got|gets)[ \t]+)?"
+    + _SET_VERBS
+    + r")(?:[ \t]+from"
+    + _SET_VALUE.format("old")
+    + r")?"
+    r"(?:[ \t]+to|[ \t]*->|[ \t]*\u2192)(?![\w-])" + _SET_VALUE.format("v")
+)
+
+
+def _set_to(m: Match[str]) -> str:
+    whole, base = m.group(0), m.start(0)
+    out = whole
+    for group in ("v", "old"):
+        value = m.group(group)
+        if value is None:
+            continue
+        core = value.rstrip(_TRAIL + "!?)]}")
+        # A value, not a word: "pass the node to every child", "token set to None".
+        if not _worded(core) or core.isalpha() or len(core) < 4 or core[0] in "/~.$%{<(":
+            continue
+        start = m.start(group) - base
+        out = out[:start] + PREFIX + "credential]" + out[start + len(core) :]
+    return out
+
+
+_VALUE_FIRST = (
+    r"(?i)(?<![\w-])(?P<v>[^\s\"'`<>\\]{4,})[ \t]+(?:(?:is|was|will[ \t]+be|becomes)[ \t]+"
+    r"(?:the|my|our|your|its|their|his|her)|as(?:[ \t]+(?:the|my|our|your|a|an))?)[ \t]+"
+    r"(?:(?:new|old|current|actual|real|staging"
+    r"|prod|production|db|database|admin|root|wifi|vpn|ssh|master|default)[ \t]+){0,3}"
+    r"(?:password|passphrase|passcode|pw|pin|secret|token|api[ \t]+key)\b"
+)
+
+
+def _value_first(m: Match[str]) -> str:
+    core = m.group("v").strip(_STRIP)
+    low = core.lower()
+    if not _worded(core) or low in _NOT_A_VALUE or low in _FOREIGN_WORDS or low in _PROSE_KWS:
+        return m.group(0)
+    if not looks_random(core) and (core.isalpha() or is_secret_name(core)):
+        return m.group(0)  # a word ("this", "it", "Password"): a value is no plain word
+    start = m.start("v") - m.start(0)
+    whole = m.group(0)
+    at = whole.find(core, start)
+    return whole[:at] + PREFIX + "credential]" + whole[at + len(core) :]
+
+
+# A search for a secret: a grep, rg, git log -S … whose line names a password (in its
+# pattern, its comment) has its generated-looking words masked: what it searches for.
+_SEARCH_LINE = (
+    r"(?i)\b(?:[ez]?grep|rg|ag|ack|findstr|select-string|sls|git[ \t]+(?:grep|log))\b[^\n]*"
+)
+_SEARCH_MARKERS = ("grep", "rg ", "ag ", "ack ", "findstr", "select-string", "sls ", "git log")
+_SEARCH_NAMES = ("pass", "pwd", "secret", "token", "cred", "api_key", "apikey", "auth")
+_SEARCH_SPLIT = str.maketrans({c: " " for c in "'\"=:()[]{}|<>,;`"})
+_REGEX_LEADS = ("\\s*", "\\s+", "\\s?", "\\b", "\\W*", ".*", "?")
+
+
+def _search_line(m: Match[str]) -> str:
+    line = m.group(0)
+    if not any(name in line.lower() for name in _SEARCH_NAMES):
+        return line
+    # Each word as written (quotes off), then its pieces between a pattern's syntax.
+    words = {w.strip("'\"`") for w in line.split()} | set(line.translate(_SEARCH_SPLIT).split())
+    found = set()
+    for piece in words:
+        core = piece
+        while core.startswith(_REGEX_LEADS):  # a pattern's own syntax before the value
+            core = core[1:] if core[0] == "?" else core[2:]
+        core = core.strip(".")
+        if core[:1] != "-" and PREFIX not in core and looks_random(core):
+            found.add(core)
+    for core in sorted(found, key=len, reverse=True):
+        line = line.replace(core, PREFIX + "credential]")
+    return line
+
+
+# The prose rule in other languages: the word for password (or key, token) and what
+# links it to its value ("das Passwort ist X", "パスワードは「X」", "пароль: X").
+_FOREIGN_STRONG = (
+    "passwort", "kennwort", "mot de passe", "mdp", "contraseña", "contrasena", "clave de acceso",
+    "senha", "palavra-passe", "palavra passe", "parola d'ordine", "wachtwoord", "lösenord",
+    "losenord", "adgangskode", "passord", "salasana", "hasło", "haslo", "heslo", "jelszó",
+    "jelszo", "şifre", "sifre", "parola", "пароль", "пароля", "密码", "密碼", "口令",
+    "パスワード", "暗証番号", "비밀번호", "암호", "كلمة المرور", "كلمة السر", "סיסמה", "סיסמא",
+    "mật khẩu", "kata sandi", "kata laluan", "รหัสผ่าน", "κωδικός", "κωδικος", "гасло",
+    "הסיסמה", "password",
+)  # fmt: skip
+_FOREIGN_WEAK = (
+    "schlüssel", "api-schlüssel", "clé", "clé api", "clave", "chave", "jeton", "токен", "ключ",
+    "トークン", "令牌", "密钥", "秘密鍵", "apiキー", "토큰", "sleutel", "nyckel", "nøgle",
+    "avain", "klucz",
+)  # fmt: skip
+_FOREIGN_LINKS = (
+    "ist", "lautet", "war", "wäre", "est", "était", "es", "era", "é", "è", "is", "är", "er",
+    "on", "to", "jest", "je", "это", "—", "–", "-", ":", "：", "=", "は", "是", "为", "為",
+    "는", "은", "이", "هي", "היא", "là", "adalah", "ialah", "คือ", "είναι", "este", "será",
+    "sera", "sarà", "wordt", "blir", "bliver", "olacak", "будет", "も", "を", "를", "을",
+    "改成", "改为", "改為", "设为", "設為", "设置为", "auf", "zu", "en", "a", "naar", "till",
+    "til", "na", "на",
+)  # fmt: skip
+_FOREIGN_WORDS = frozenset(
+    [
+        "falsch",
+        "richtig",
+        "korrekt",
+        "leer",
+        "abgelaufen",
+        "geändert",
+        "zurückgesetzt",
+        "ungültig",
+        "geheim",
+        "incorrect",
+        "incorrecte",
+        "correcte",
+        "vide",
+        "expiré",
+        "expirée",
+        "changé",
+        "changée",
+        "invalide",
+        "secret",
+        "incorrecta",
+        "incorrecto",
+        "correcta",
+        "vacía",
+        "vacio",
+        "cambiada",
+        "caducada",
+        "inválida",
+        "secreta",
+        "errada",
+        "errado",
+        "incorreta",
+        "vazia",
+        "alterada",
+        "expirada",
+        "inválida",
+        "sbagliata",
+        "errata",
+        "corretta",
+        "vuota",
+        "cambiata",
+        "scaduta",
+        "onjuist",
+        "fout",
+        "juist",
+        "leeg",
+        "verlopen",
+        "gewijzigd",
+        "fel",
+        "rätt",
+        "tom",
+        "utgånget",
+        "forkert",
+        "rigtig",
+        "udløbet",
+        "feil",
+        "riktig",
+        "väärä",
+        "oikea",
+        "tyhjä",
+        "błędne",
+        "nieprawidłowe",
+        "poprawne",
+        "puste",
+        "špatné",
+        "správné",
+        "prázdné",
+        "yanlış",
+        "doğru",
+        "boş",
+        "неверный",
+        "неправильный",
+        "правильный",
+        "пустой",
+        "неверен",
+    ]
+)
+_FOREIGN_PATTERN = (
+    r"(?i)(?<![\w-])(?P<kw>"
+    + "|".join(
+        sorted(
+            (w.replace(" ", r"[ \t]+") for w in _FOREIGN_STRONG + _FOREIGN_WEAK),
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")(?:[a-zäöüéèêàáíóúñçøåæłśźżćńęąşğıа-яё]{0,4})"  # inflections: Passwortes, lösenordet
+    r"(?P<link>(?:[ \t]+[^\s:：=]{1,20}){0,3}?[ \t]*(?P<conn>(?:"
+    + "|".join(
+        sorted((w for w in _FOREIGN_LINKS if w.isalpha() and w.isascii()), key=len, reverse=True)
+    )
+    + r")(?![\w])|"
+    + "|".join(
+        sorted(
+            (w for w in _FOREIGN_LINKS if not (w.isalpha() and w.isascii())), key=len, reverse=True
+        )
+    )
+    + r")[ \t]*:?|[ \t]+)[ \t]*[\"'`\u201c\u2018\u00ab\u300c\u300e\uff08(]?"
+    r"(?P<v>(?!\[REDACTED:)[^\s\"'`\u201d\u2019\u00bb\u300d\u300f\uff09)<>\\\u3000-\u9fff"
+    r"\uac00-\ud7af\uff00-\uffef]+)"
+)
+
+
+# -- their prechecks (as above: conservative, and no ``re``) --
+
+# Runs of base64 characters: [A-Za-z0-9+/_-] → "a", anything else " " (one byte each).
+_B64_SHAPE = bytes(
+    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/_-") else 0x20
+    for b in range(256)
+)  # fmt: skip
+_ALNUM_SHAPE = bytes(0x61 if chr(b).isascii() and chr(b).isalnum() else 0x20 for b in range(256))
+
+
+_runs_of: tuple[str, list[str]] | None = None  # the last text's base64 runs of 20+
+
+
+def _runs(text: str, shortest: int, table: bytes = _B64_SHAPE) -> list[str]:
+    """The maximal runs of ``table``'s characters at least ``shortest`` long. (Several
+    prechecks ask about one text in turn: its base64 runs are found once.)"""
+    global _runs_of
+    if table is _B64_SHAPE and shortest >= 20:
+        if _runs_of is None or _runs_of[0] is not text:
+            _runs_of = (text, _find_runs(text, 20, table))
+        return [run for run in _runs_of[1] if len(run) >= shortest]
+    return _find_runs(text, shortest, table)
+
+
+def _find_runs(text: str, shortest: int, table: bytes) -> list[str]:
+    shape = text.encode("ascii", "replace").translate(table)
+    needle = b"a" * shortest
+    found = []
+    i = shape.find(needle)
+    while i >= 0:
+        j = shape.find(b" ", i)
+        j = len(shape) if j < 0 else j
+        found.append(text[i:j])
+        i = shape.find(needle, j)
+    return found
+
+
+def _entropy_ready(text: str, low: str) -> bool:
+    return any(random_run(run) for run in _runs(text, 32))
+
+
+def _b64_ready(text: str, low: str) -> bool:
+    for run in _runs(text, 20):
+        body = run.replace("-", "+").replace("_", "/")
+        if len(body) % 4 != 1 and _B64_TEXT_LEADS.issuperset(body[::4]):
+            return True
+    return False
+
+
+def _hex_ready(text: str, low: str) -> bool:
+    for run in _runs(text, 24, _ALNUM_SHAPE):
+        if (
+            len(run) % 2 == 0
+            and not run.strip("0123456789abcdefABCDEF")
+            and set(run[::2]) <= set("234567")
+        ):
+            return True
+    return False
+
+
+def _pct_ready(text: str, low: str) -> bool:
+    i = text.find("%")
+    while i >= 0:
+        pair = text[i + 1 : i + 3]
+        if len(pair) == 2 and not pair.strip("0123456789abcdefABCDEF"):
+            return True
+        i = text.find("%", i + 1)
+    return False
+
+
+def _pem_body(m: Match[str]) -> str:
+    if _in_public_block(m.string, m.start()):
+        return m.group(0)
+    return PREFIX + "private-key]"
+
+
+_PEM_SHAPE = bytes(
+    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else 0x20
+    for b in range(256)
+)  # fmt: skip
+
+
+def _pem_ready(text: str, low: str) -> bool:
+    """Two lines that are nothing but 60 to 80 base64 characters (a path of 60 is none)."""
+    if text.count("\n") < 2:
+        return False
+    shape = text.encode("ascii", "replace").translate(_PEM_SHAPE)
+    lines = 0
+    i = shape.find(b"a" * 60)
+    while i >= 0:
+        j = shape.find(b" ", i)
+        j = len(shape) if j < 0 else j
+        if j - i <= 80 and (i == 0 or text[i - 1] == "\n") and text[j : j + 1] in ("\n", "\r"):
+            lines += 1
+            if lines == 2:
+                return True
+        i = shape.find(b"a" * 60, j)
+    return False
+
+
+def _sql_ready(text: str, low: str) -> bool:
+    if "identified" in low:
+        return True
+    n = len(low)
+    i = low.find("password")
+    while i >= 0:
+        k = i + 8
+        while k < n and low[k] in " \t\r\n":
+            k += 1
+        if k < n and low[k] in "=(":
+            k += 1
+            while k < n and low[k] in " \t\r\n":
+                k += 1
+        if k < n and (low[k] in "'\"\\" or low.startswith("for", k)):
+            return True
+        i = low.find("password", i + 1)
+    return False
+
+
+def _word_at(low: str, word: str) -> bool:
+    """``word`` where a word starts (not inside another: "performance" holds no rman)."""
+    i = low.find(word)
+    while i >= 0:
+        if i == 0 or not low[i - 1].isalnum():
+            return True
+        i = low.find(word, i + 1)
+    return False
+
+
+_ADMIN_COMMANDS = (
+    "useradd", "usermod", "adduser", "net ", "mysqladmin", "htpasswd", "rabbitmq",
+    "mosquitto_passwd", "set-initial-password", "convertto-securestring", "openssl",
+    "psexec", "paexec", "schtasks", "ldappasswd", "lftp", "influx", "snmp", "sqlplus",
+    "sqlldr", "expdp", "impdp", "rman", "mkpasswd", "requirepass", "masterauth",
+    "changeuserpassword", "crypt",
+)  # fmt: skip
+_STDIN_WORDS = ("passwd", "kinit", "cryptsetup", "sudo", "openssl", "gpg")
+
+
+def _admin_ready(text: str, low: str) -> bool:
+    stdin = ("|" in text and ("echo" in low or "printf" in low)) or "<<<" in text
+    if stdin and any(word in low for word in _STDIN_WORDS):
+        return True
+    return any(_word_at(low, word) for word in _ADMIN_COMMANDS)
+
+
+def _expect_ready(text: str, low: str) -> bool:
+    return "\n" in text and "assword" in low
+
+
+_ENCODER_CALLS = ("b64encode(", "btoa(", "encodetostring(", "encodebytes(", "base64_encode(",
+                  "base64.encode")  # fmt: skip
+
+
+def _encoder_ready(text: str, low: str) -> bool:
+    if any(call in low for call in _ENCODER_CALLS):
+        return True
+    return (
+        "|" in text
+        and ("echo" in low or "printf" in low)
+        and any(tool in low for tool in ("base64", "openssl", "xxd", "basenc", "b64"))
+    )
+
+
+def _search_ready(text: str, low: str) -> bool:
+    return any(name in low for name in _SEARCH_NAMES)
+
+
+_VF_LINKS = frozenset(("is", "was", "be", "becomes", "as"))
+
+
+def _value_first_ready(text: str, low: str) -> bool:
+    """A link word among the six words before a password word (see _VALUE_FIRST)."""
+    for kw in ("password", "passphrase", "passcode", "pw", "pin", "secret", "token", "api"):
+        i = low.find(kw)
+        while i >= 0:
+            if _VF_LINKS.intersection(low[max(0, i - 160) : i].split()[-6:]):
+                return True
+            i = low.find(kw, i + 1)
+    return False
+
+
+def _set_ready(text: str, low: str) -> bool:
+    """A password word, and "to" or an arrow after it (see _SET_TO)."""
+    for kw in ("pass", "pwd", "pw", "pin", "secret", "token"):
+        i = low.find(kw)
+        while i >= 0:
+            after = low[i : i + 80]
+            if " to" in after or "->" in after or "\u2192" in after or "\tto" in after:
+                return True
+            i = low.find(kw, i + 1)
+    return False
+
+
+def _foreign_ready(text: str, low: str) -> bool:
+    for marker in _FOREIGN_MARKERS:
+        if marker in low and (
+            marker != "password"
+            or not low.isascii()
+            or any(f" {w} " in low for w in ("est", "ist", "es", "era"))
+        ):
+            return True
+    return False
+
+
+_FOREIGN_STRONG_SET = frozenset(w for w in _FOREIGN_STRONG if w != "parola")
+_ENGLISH_LINKS = frozenset(("is", "to", "on", "a", "en", "-", "—", "–", ":", "=", "：", "na"))
+
+
+def _foreign(m: Match[str]) -> str:
+    """Like :func:`_prose`: a password word linked to its value masks any value but a
+    word that describes it; a key or token word, or no link, only a generated one."""
+    value = m.group("v")
+    core = value.rstrip(_TRAIL + "!?)]}")
+    if not _worded(core):
+        return m.group(0)
+    kw = " ".join(m.group("kw").lower().split())
+    conn = m.group("conn")
+    linked = conn is not None
+    if kw == "password" and (not linked or conn.lower() in _ENGLISH_LINKS):
+        return m.group(0)  # English: the prose rule's (Italian: "la password è X")
+    if linked and kw in _FOREIGN_STRONG_SET:
+        if core.lower() in _NOT_A_VALUE or core.lower() in _FOREIGN_WORDS:
+            return m.group(0)
+    elif not looks_random(core):
+        return m.group(0)
+    start = m.start("v") - m.start(0)
+    whole = m.group(0)
+    return whole[:start] + PREFIX + "credential]" + whole[start + len(core) :]
+
+
+_FOREIGN_MARKERS = tuple(sorted({w.split()[0] for w in _FOREIGN_STRONG + _FOREIGN_WEAK}))
+
+# .pgpass: hostname:port:database:username:password, one a line.
+_PGPASS = (
+    r"(?m)(?:^|(?<=[ \t]))[^:\s#]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:"
+    r"(?P<v>(?!\[REDACTED:)(?:[^\s:\\]|\\.)+)(?=\s|$)"
+)
+
+
+def _pgpass_ready(text: str, low: str) -> bool:
+    if text.count(":") < 4:
+        return False
+    for line in text.split("\n"):
+        if line.count(":") < 4:
+            continue
+        words = line.split()
+        for k in range(len(words)):
+            rest = " ".join(words[k:])
+            if rest.count(":") < 4:
+                break
+            host, port, db, user, _rest = rest.split(":", 4)
+            if (
+                host and "#" not in host and not any(c.isspace() for c in host)
+                and (port == "*" or (port.isdigit() and len(port) <= 5))
+                and db and user and not any(c.isspace() for c in db + user)
+            ):  # fmt: skip
+                return True
+    return False
+
+
+# Multi-line values under a credential's name (found line by line, see _config_blocks):
+# a YAML block scalar (``password: |`` and its indented lines), a quoted value that runs
+# over lines (.env, shell, TOML's triple quotes), a value continued with a backslash.
+_BLOCKS = "\x00config-blocks"
+
+
+def _blocks_ready(text: str, low: str) -> bool:
+    if "\n" not in text or not any(root in low for root in (*_ROOTS, "sig", "cookie")):
+        return False
+    return any(mark in text for mark in "|>\"'\\")
+
+
+def _assignment(line: str) -> tuple[str, int] | None:
+    """(name, where its value starts) of a line that assigns a credential: ``name: value``,
+    ``name = value``, ``export NAME=value``, ``"name": value``, ``- name: value``; the
+    name first on the line (in code, ``prompt='Password: '`` assigns no password)."""
+    stripped = line.lstrip(" \t")
+    for lead in ("export ", "- "):
+        if stripped.startswith(lead):
+            stripped = stripped[len(lead) :].lstrip(" \t")
+    offset = len(line) - len(stripped)
+    i = 1 if stripped[:1] in "\"'" else 0
+    start = i
+    while i < len(stripped) and (stripped[i].isalnum() or stripped[i] in "_.-"):
+        i += 1
+    name = stripped[start:i]
+    if not name or not is_secret_name(name):
+        return None
+    if start and stripped[i : i + 1] == stripped[0]:
+        i += 1  # the closing quote of a JSON key
+    while i < len(stripped) and stripped[i] in " \t":
+        i += 1
+    if stripped[i : i + 1] not in (":", "="):
+        return None
+    i += 1
+    while i < len(stripped) and stripped[i] in " \t":
+        i += 1
+    return name, offset + i
+
+
+def _blob_line(line: str) -> bool:
+    """A line of a multi-line secret: one word (a key's, a token's lines), not a line of
+    configuration (``name: value``, ``[section]``) nor of prose or code."""
+    word = line.strip()
+    return not word or (
+        " " not in word and "\t" not in word and ":" not in word and not word.startswith("[")
+    )
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _config_blocks(text: str) -> tuple[str, int]:
+    lines = text.split("\n")
+    spans: list[tuple[int, int, int]] = []  # (line, start, end) to mask
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        found = _assignment(line) if (":" in line or "=" in line) else None
+        if found is None:
+            n += 1
+            continue
+        at = found[1]
+        rest = line[at:].rstrip()
+        head = rest.split("#", 1)[0].strip()
+        if head[:1] in ("|", ">") and not head[1:].strip("+-0123456789"):
+            # A YAML block scalar: every line more indented than the key's.
+            own = _indent(line)
+            k = n + 1
+            while k < len(lines) and (not lines[k].strip() or _indent(lines[k]) > own):
+                if lines[k].strip():
+                    spans.append((k, _indent(lines[k]), len(lines[k].rstrip())))
+                k += 1
+            n = k
+            continue
+        quote = rest[:3] if rest[:3] in ('"""', "'''") else rest[:1]
+        if quote in ('"', "'", '"""', "'''"):
+            body = rest[len(quote) :]
+            if quote not in body:  # open here, closed on a later line (or never)
+                k = n + 1
+                while k < len(lines) and k - n <= 64 and quote not in lines[k]:
+                    k += 1
+                inner = [
+                    body,
+                    *lines[n + 1 : k],
+                    lines[k][: lines[k].find(quote)] if k < len(lines) else "",
+                ]
+                if k < len(lines) and k - n <= 64 and all(_blob_line(x) for x in inner):
+                    if body.strip():
+                        spans.append((n, at + len(quote), at + len(rest)))
+                    spans.extend((j, 0, len(lines[j])) for j in range(n + 1, k) if lines[j])
+                    end = lines[k].find(quote)
+                    if end > 0:
+                        spans.append((k, 0, end))
+                    n = k + 1
+                    continue
+        if (
+            rest.endswith("\\")
+            and (len(rest) - len(rest.rstrip("\\"))) % 2
+            and quote not in ('"', "'", '"""', "'''")
+        ):
+            # Continued with a backslash: this line's value and every line it continues.
+            spans.append((n, at, at + len(rest) - 1))
+            k = n + 1
+            while k < len(lines):
+                more = lines[k].rstrip()
+                cont = more.endswith("\\") and (len(more) - len(more.rstrip("\\"))) % 2
+                start = _indent(more)
+                spans.append((k, start, len(more) - 1 if cont else len(more)))
+                k += 1
+                if not cont:
+                    break
+            n = k
+            continue
+        n += 1
+    spans = [(k, a, b) for k, a, b in spans if b > a and not lines[k][a:b].startswith(PREFIX)]
+    if not spans:
+        return text, 0
+    for k, a, b in sorted(spans, reverse=True):
+        lines[k] = lines[k][:a] + PREFIX + "credential]" + lines[k][b:]
+    return "\n".join(lines), len(spans)
+
+
 # (kind, gate, markers, pattern, replacement): a rule runs when ``gate`` and one of its
 # ``markers`` (if any) occur in the lower-cased text. The gate lets one scan rule out a
 # family of markers; together they keep the no-secret case to a few dozen substring
@@ -701,6 +1672,15 @@ _RULES: tuple[Rule, ...] = (
         _KEY_TAILS,
         PREFIX + "private-key]",
     ),
+    (
+        # A PEM body without its BEGIN line (and often its END one).
+        "private-key",
+        "\n",
+        (),
+        _PEM_BODY,
+        _pem_body,
+    ),
+    ("password-hash", "$", _CRYPT_MARKERS, _CRYPT_HASH, PREFIX + "password-hash]"),
     ("anthropic-key", "sk-ant-", (), _LB + r"sk-ant-[A-Za-z0-9_-]{16,}", PREFIX + "anthropic-key]"),
     (
         "openai-key",
@@ -865,6 +1845,9 @@ _RULES: tuple[Rule, ...] = (
         r"|" + _LB + r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}" + _RB + r")",
         PREFIX + "api-token]",
     ),
+    ("api-token", "", _MORE_MARKERS, _MORE_TOKENS, PREFIX + "api-token]"),
+    # (Its masks name the provider: "github-token" for ghp_…, and so on.)
+    ("github-token", "", _SPLIT_MARKERS, _SPLIT_TOKEN, _split_token),
     (
         "twilio-key",
         _RUN,
@@ -888,10 +1871,19 @@ _RULES: tuple[Rule, ...] = (
     ),
     (
         "jwt",
-        "eyj",
-        (),
-        _LB + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        "",
+        ("eyj", "eya", "ewo", "e30"),
+        _LB + r"(?:eyJ|eyA|ewo|e30)[A-Za-z0-9_-]{8,}\.(?:eyJ|eyA|ewo)?[A-Za-z0-9_-]{8,}"
+        r"(?:\.[A-Za-z0-9_-]*){1,3}",
         PREFIX + "jwt]",
+    ),
+    # Before the header's rule: a Basic header being made ($(echo -n u:p | base64)).
+    (
+        "credential",
+        "",
+        ("base64", "b64", "btoa", "xxd", "basenc", "encode"),
+        _ENCODER_INPUT,
+        _encoder_input,
     ),
     (
         "authorization",
@@ -988,6 +1980,10 @@ _RULES: tuple[Rule, ...] = (
         _CMD_PASSWORD,
         _masked_value("password"),
     ),
+    ("password", "", _ADMIN_MARKERS, _ADMIN_PASSWORD, _masked_value("password")),
+    ("password", "expect", ("send",), _EXPECT_SEND, _masked_value("password")),
+    ("password", "", ("identified", "password"), _SQL_PASSWORD, _sql_value),
+    ("password", ":", (), _PGPASS, _masked_value("password")),
     (
         "password",
         " ",
@@ -1058,6 +2054,7 @@ _RULES: tuple[Rule, ...] = (
         _CALL_PATTERN,
         _masked_value("credential"),
     ),
+    ("credential", "\n", (), _BLOCKS, PREFIX + "credential]"),
     ("credential", "", _CRED_MARKERS, _CRED_PATTERN, _cred_value),
     # The same rule for *_KEY names, behind one gate: "key" alone is too common a word
     # (every error event has a "key" field) to start the regex engine for.
@@ -1089,6 +2086,21 @@ _RULES: tuple[Rule, ...] = (
         _PROSE_PATTERN,
         _prose,
     ),
+    ("credential", "", _FOREIGN_MARKERS, _FOREIGN_PATTERN, _foreign),
+    ("credential", "", _SEARCH_MARKERS, _SEARCH_LINE, _search_line),
+    ("credential", "", (" to", "->", "\u2192"), _SET_TO, _set_to),
+    (
+        # "X is the new password": the value before its name.
+        "credential",
+        "",
+        ("password", "passphrase", "passcode", "pw", "pin", "secret", "token", "api key"),
+        _VALUE_FIRST,
+        _value_first,
+    ),
+    # Encoded forms of what the rules above mask.
+    ("encoded", "", (), _B64_RUN, _b64_decoded),  # (their prechecks find the runs)
+    ("encoded", "", (), _HEX_RUN, _hex_decoded),
+    ("encoded", "%", ("%3", "%2", "%40", "%5"), _PCT_RUN, _pct_decoded),
     (
         # NAME=<long random value>: the name says nothing, the value does.
         "secret",
@@ -1097,6 +2109,8 @@ _RULES: tuple[Rule, ...] = (
         _RANDOM_PATTERN,
         _random_value,
     ),
+    # Key material with no name: a long random run.
+    ("key-material", "", (), _ENTROPY_RUN, _entropy_run),
 )
 
 # Rule pattern → its precheck (see above).
@@ -1109,6 +2123,21 @@ _READY: dict[str, Callable[[str, str], bool]] = {
     _ENTRY_PATTERN: _markup_ready,
     _RANDOM_PATTERN: _random_ready,
     _PARAM_PATTERN: _param_ready,
+    _PEM_BODY: _pem_ready,
+    _PGPASS: _pgpass_ready,
+    _BLOCKS: _blocks_ready,
+    _VALUE_FIRST: _value_first_ready,
+    _ENTROPY_RUN: _entropy_ready,
+    _B64_RUN: _b64_ready,
+    _HEX_RUN: _hex_ready,
+    _PCT_RUN: _pct_ready,
+    _SQL_PASSWORD: _sql_ready,
+    _ADMIN_PASSWORD: _admin_ready,
+    _EXPECT_SEND: _expect_ready,
+    _ENCODER_INPUT: _encoder_ready,
+    _SEARCH_LINE: _search_ready,
+    _FOREIGN_PATTERN: _foreign_ready,
+    _SET_TO: _set_ready,
 }
 _compiled: dict[str, Pattern[str]] = {}
 _extra_compiled: dict[str, Pattern[str]] = {}
@@ -1157,7 +2186,7 @@ _SHAPE = bytes(
     for b in range(256)
 )  # fmt: skip
 _SHAPE_CHARS = frozenset("a:=. ")
-_RUN_NEEDLE = b"a" * 20
+_RUN_NEEDLE = b"a" * 16
 
 
 def _shape(text: str) -> bytes:
@@ -1207,7 +2236,10 @@ _run_markers: dict[tuple[str, ...], tuple[tuple[bytes, ...], tuple[str, ...]]] =
 # that hold a marker only. Their patterns start with a word alternation that the regex
 # engine would otherwise try at every position of the text (~1 µs a character).
 _BY_LINE = frozenset({_CRED_PATTERN, _CALL_PATTERN, _KV_PATTERN, _PROSE_PATTERN,
-                      _RANDOM_PATTERN, _CMD_PASSWORD, _CONFIG_SET})  # fmt: skip
+                      _RANDOM_PATTERN, _CMD_PASSWORD, _CONFIG_SET, _ADMIN_PASSWORD,
+                      _SQL_PASSWORD, _FOREIGN_PATTERN, _VALUE_FIRST, _ENCODER_INPUT,
+                      _SPLIT_TOKEN, _MORE_TOKENS,
+                      _SEARCH_LINE, _SET_TO})  # fmt: skip
 _LINE_MODE_CHARS = 2048
 
 
@@ -1301,6 +2333,8 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     ``extra``: more patterns (strings or compiled) to mask as ``[REDACTED:custom]``.
     While :func:`collecting`, the values masked are also noted (see :func:`mask_repeats`).
     """
+    if not text.isascii():
+        text = without_invisible(text)
     original = text
     if extra:
         text = _apply_extra(text, extra)
@@ -1308,6 +2342,33 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     if _collected is not None and text is not original and text != original:
         _note_masked(original, text, _collected)
     return text
+
+
+# Characters that show nothing but split a word for a pattern: zero-width spaces and
+# joiners, the soft hyphen, word joiners and invisible operators, the byte-order mark,
+# the Mongolian vowel separator, the combining grapheme joiner. A secret split by them
+# ("ghp_ab\u200bcd") is one word to a reader, so it is one to the masker: inside a word
+# (between two visible characters) they are dropped before masking. Elsewhere, and
+# direction controls anywhere, they stay as they came (a display shows them escaped).
+_WORD_SPLITTERS = "\u00ad\u034f\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
+
+
+def without_invisible(text: str) -> str:
+    """``text`` without the invisible characters that split a word (see above)."""
+    if not any(c in text for c in _WORD_SPLITTERS):
+        return text
+    out: list[str] = []
+    last = len(text) - 1
+    for i, c in enumerate(text):
+        if c in _WORD_SPLITTERS and 0 < i < last:
+            j = i + 1
+            while j < last and text[j] in _WORD_SPLITTERS:
+                j += 1
+            before = out[-1] if out else ""
+            if before and not before.isspace() and not text[j].isspace():
+                continue
+        out.append(c)
+    return "".join(out)
 
 
 def _mask(text: str) -> str:
@@ -1347,6 +2408,8 @@ def _mask(text: str) -> str:
             continue
         if source is _KEY_TAILS:
             text, count = _key_tails(text)
+        elif source is _BLOCKS:
+            text, count = _config_blocks(text)
         elif by_line and source in _BY_LINE:
             present = tuple(m for m in markers if seen.get(m, True))  # (shapes for _RUN)
             spans = _run_lines(text) if gate is _RUN else _marker_lines(text, low, present)
@@ -1376,6 +2439,7 @@ _collected: dict[str, str] | None = None  # value → its kind, while collecting
 # A value is hunted down elsewhere only when it cannot be an ordinary word: at least
 # this long, and not a plain word of letters unless it looks generated (looks_random).
 _REPEAT_MIN = 8
+_REPEAT_MIN_RANDOM = 6
 _REPEAT_STRIP = "\"'`.,;:()[]{}<>"
 
 
@@ -1397,8 +2461,10 @@ def note_secret(value: str, kind: str = "credential") -> None:
 def _note_value(value: str, kind: str, into: dict[str, str]) -> None:
     for word in value.split():
         word = word.strip(_REPEAT_STRIP)
-        if len(word) < _REPEAT_MIN or PREFIX in word or "\\" in word:
+        if len(word) < _REPEAT_MIN_RANDOM or PREFIX in word or "\\" in word:
             continue
+        if len(word) < _REPEAT_MIN and not looks_random(word):
+            continue  # short: hunted down only when it cannot be a word ("hunter2")
         if word.isalpha() and not looks_random(word):
             continue  # a word ("release", "development"): masking it elsewhere wrecks prose
         into.setdefault(word, kind)
@@ -1430,6 +2496,9 @@ def _note_masked(before: str, after: str, into: dict[str, str]) -> None:
         pos_a = end + 1
         following = after[pos_a : after.find(PREFIX, pos_a) if PREFIX in after[pos_a:] else None]
         if not following:
+            if pos_a == len(after) and not before.startswith(PREFIX, start):
+                _note_value(before[start:], kind, into)  # the text ends with the value
+                return
             pos_b = start  # two markers in a row: where the first ends is unknown
             continue
         stop = before.find(following[:64], start)
@@ -1447,6 +2516,109 @@ def mask_repeats(text: str, found: dict[str, str]) -> str:
     for value in sorted(found, key=len, reverse=True):
         if value in text:
             text = text.replace(value, PREFIX + found[value] + "]")
+    return text
+
+
+# -- a secret masked in an earlier payload ---------------------------------------------
+#
+# ctxmode.secret_memory remembers (as keyed digests) the values masked in a project's
+# earlier payloads; mask_known finds them again in a later one. Which words of a text
+# are worth hashing: those of a remembered length, and, inside a word, each piece that
+# starts and ends next to a punctuation mark (``pass=X``, ``user:X@host``, ``"X",``).
+# ``-``, ``_`` and ``.`` join the parts of names (``test_invoice_2.py``, ``us-east-1``)
+# and of secrets alike: they border a piece only at the end of a word ("… to X.").
+
+# Kinds whose mask covers a structure (a header's parameters, a cookie's names): of the
+# words in it only long ones are values worth remembering.
+_SPAN_KINDS = frozenset({"authorization", "cookie"})
+# What borders a value inside a word (ASCII, and the CJK and fullwidth marks a sentence
+# in those scripts puts around one: パスワードは「X」。).
+_BORDERS = frozenset(
+    "!\"#$%&'()*+,/:;<=>?@[\\]^`{|}~"
+    "\u3001\u3002\u300c\u300d\u300e\u300f\u3010\u3011\uff08\uff09\uff0c\uff1a\uff1b"
+    "\uff01\uff1f\u201c\u201d\u2018\u2019\u00ab\u00bb"
+)
+_EDGES = "".join(sorted(_BORDERS)) + "-_."
+KNOWN_KIND = "remembered"
+
+
+def memorable(value: str, kind: str = "credential") -> bool:
+    """Whether a value masked once is worth finding again in later payloads: a word that
+    can only be a secret (letters and digits, or letters and symbols; a long number),
+    never a plain word, a name of code (``DB_PASSWORD``, ``os.environ``), a reference
+    (``${X}``, ``%X%``), a path or a URL: masking those everywhere would wreck the text.
+    ``value`` as remembered: without punctuation at its ends (see :func:`memory_form`)."""
+    n = len(value)
+    if n < _REPEAT_MIN_RANDOM or PREFIX in value or "\\" in value or not value.isprintable():
+        return False
+    if kind in _SPAN_KINDS and n < 16:
+        return False
+    if value[0] in "/~.$%{<" or "://" in value or "${" in value or " " in value:
+        return False
+    alpha = digit = symbol = False
+    for c in value:
+        if c.isalpha():
+            alpha = True
+        elif c.isdigit():
+            digit = True
+        elif c not in "-_.":
+            symbol = True
+    if alpha and digit:
+        return True
+    if alpha:
+        return symbol and n >= 8
+    return digit and not symbol and n >= 8
+
+
+def memory_form(value: str) -> str:
+    """A masked value as it is remembered: the punctuation at its ends left off (what
+    borders it in a later text may be any), unless that leaves a reference (``$X``)."""
+    if value[:1] in "$%{<":
+        return value
+    return value.strip(_EDGES)
+
+
+def _known_candidates(word: str, lengths: frozenset[int]) -> set[str]:
+    """The pieces of ``word`` of a remembered length that start and end at its edges or
+    next to a bordering mark, with no punctuation at their own ends."""
+    n = len(word)
+    found = {word} if n in lengths else set()
+    if word.isalnum():
+        return found
+    starts = {0}
+    ends = {n, len(word.rstrip(_EDGES))}
+    for i, c in enumerate(word):
+        if c in _BORDERS:
+            starts.add(i + 1)
+            ends.add(i)
+    for start in starts:
+        for length in lengths:
+            if start + length in ends:
+                piece = word[start : start + length]
+                if piece[0] not in _EDGES and piece[-1] not in _EDGES:
+                    found.add(piece)
+    return found
+
+
+def mask_known(text: str, memory: Any) -> str:
+    """``text`` with every value ``memory`` remembers masked (``[REDACTED:remembered]``).
+
+    ``memory``: ``lengths`` (the remembered values' lengths) and ``knows(value)``
+    (ctxmode.secret_memory.Memory). Only the words of a text that could be one are
+    hashed: most texts cost a split and a length test per distinct word."""
+    lengths = memory.lengths
+    if not lengths or not text:
+        return text
+    shortest = min(lengths)
+    hits: set[str] = set()
+    for word in set(text.split()):
+        if len(word) < shortest:
+            continue
+        for candidate in _known_candidates(word, lengths):
+            if memory.knows(candidate):
+                hits.add(candidate)
+    for hit in sorted(hits, key=len, reverse=True):
+        text = text.replace(hit, PREFIX + KNOWN_KIND + "]")
     return text
 
 

@@ -35,7 +35,12 @@ def _safe(session_id: str) -> str:
 
 
 def path(root: str, session_id: str, summary_digest: str) -> str:
-    return os.path.join(root, FOLDER, f"{_safe(session_id)}.{summary_digest}.xml")
+    return os.path.join(root, FOLDER, f"{file_prefix(session_id)}{summary_digest}.xml")
+
+
+def file_prefix(session_id: str) -> str:
+    """How the names of a session's cached snapshots start (``ctxmode purge`` finds them)."""
+    return _safe(session_id) + "."
 
 
 def read(file: str) -> str | None:

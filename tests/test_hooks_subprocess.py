@@ -333,3 +333,40 @@ def test_a_store_from_a_newer_version_is_left_alone_and_reported(data_root: Path
     log = _log_text(data_root)
     assert "\tWARN\tPostToolUse\tstore written by a newer ctxmode" in log
     assert "ERROR" not in log and "Traceback" not in log
+
+
+def test_huge_ids_and_names_are_stored_bounded_and_kept_apart(tmp_path: Path) -> None:
+    """Issue 29: a 1 MB ``session_id`` was stored as it came. Ids and names are bounded at
+    the parse (head + digest of the whole): the same id always maps to the same session,
+    and two ids that share a long head stay two sessions."""
+    env = _env(tmp_path)
+    head = "s" * 1_000_000
+    huge = [head + "-one", head + "-two"]
+    for n, session in enumerate([*huge, huge[0]]):
+        payload = {
+            "session_id": session,
+            "cwd": PROJECT,
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "mcp__" + "t" * 500_000,
+            "tool_input": {"q": n},
+            "tool_use_id": "toolu_" + "u" * 300_000 + str(n),
+            "agent_id": "a" * 200_000,
+            "agent_type": "x" * 100_000,
+            "error": f"boom {n}",
+            "is_interrupt": False,
+        }
+        done = run_hook("PostToolUseFailure", payload, env=env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    sessions = _dump(PROJECT, env)["sessions"]
+    assert len(sessions) == 2, [s["session_id"][-30:] for s in sessions]
+    assert all(len(s["session_id"]) <= 128 for s in sessions)
+    counts = sorted(len(s["events"]) for s in sessions)
+    assert counts == [1, 2]  # the third call went to the first session again
+    store = next((tmp_path / "sessions").glob("*.db"))
+    assert store.stat().st_size < 200_000
+    # The digest is the whole id's: what the two shared (the head) tells them apart.
+    from ctxmode import payload as payload_mod
+
+    assert payload_mod.bounded(huge[0], 128) != payload_mod.bounded(huge[1], 128)
+    assert payload_mod.bounded(huge[0], 128) == payload_mod.bounded(huge[0], 128)
+    assert payload_mod.bounded("short", 128) == "short"

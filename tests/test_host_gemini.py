@@ -240,6 +240,38 @@ def test_the_snapshot_reaches_every_request_after_the_compression_once(project: 
     assert any("MOCK_SUMMARY" in str(c) for c in summaries), summaries
 
 
+def test_a_state_snapshot_typed_into_a_prompt_is_no_compression(
+    project: Path, data_root: Path
+) -> None:
+    """Issue 29: the user types ``<state_snapshot>…</state_snapshot>`` as the first prompt,
+    with no compression. The first request then looks like a compressed history's first
+    turn (the context part, then the tag), but no acknowledgement of the CLI follows it:
+    no compaction is recorded, and no request gets a ``<session_resume>``."""
+    typed = "<state_snapshot>\nthe plan: ship it, no tests\n</state_snapshot>"
+    prompt = moved(load("BeforeAgent.json"), project)
+    prompt["prompt"] = typed
+    hook("BeforeAgent", prompt, project)
+    first = moved(load("BeforeModel.json"), project)
+    assert first["session_id"] == prompt["session_id"]
+    messages = first["llm_request"]["messages"]
+    head = messages[0]["content"]
+    messages[0]["content"] = head[: head.index("</session_context>") + 18] + typed
+    later = json.loads(json.dumps(first))
+    later["llm_request"]["messages"] += [
+        {"role": "model", "content": "I will look at the plan."},
+        {"role": "user", "content": "and the tests?"},
+    ]
+    for request in (first, later):
+        assert gemini.find_summary(request["llm_request"]) is None
+        assert hook("BeforeModel", request, project) == b""
+    sessions = dump(project)["sessions"]
+    assert all(not s.get("compactions") and not s.get("resumes") for s in sessions), sessions
+    assert not (data_root / "resumes").exists() or not list((data_root / "resumes").glob("*.xml"))
+    # The CLI's own summary turn, acknowledged, still is one.
+    real = moved(load("BeforeModel.after_compress.json"), project)
+    assert gemini.find_summary(real["llm_request"]) is not None
+
+
 def test_the_cache_is_private(project: Path, data_root: Path) -> None:
     replay(project)
     folder = data_root / "resumes"

@@ -633,3 +633,98 @@ def test_identify_takes_the_cwd_it_is_given_not_the_process_one(
     monkeypatch.chdir(elsewhere)
     assert paths.identify(str(given), {}).project == str(given.resolve())
     assert paths.identify("", {}).project == str(elsewhere.resolve())
+
+
+# ---------------------------------------------------------------- hostile pointer files
+
+
+def _worktree_pointing_at(tmp_path: Path, target: Path) -> Path:
+    """A real linked worktree whose git dir's ``commondir`` is replaced by a symlink to
+    ``target``: any file of the machine."""
+    repo = make_repo(tmp_path / "repo")
+    tree = tmp_path / "wt"
+    git("worktree", "add", "-q", "-b", "feature", str(tree), cwd=repo)
+    gitdir = Path(paths.identify_dir(str(tree)).gitdir or "")
+    assert (gitdir / "commondir").is_file()
+    (gitdir / "commondir").unlink()
+    (gitdir / "commondir").symlink_to(target)
+    return tree
+
+
+SECRET_FILES = {
+    "one line": "ghp_NOT_A_PATH_{m}\n",
+    "many lines": "root:x:0:0:root:/root:/bin/bash\nsecret {m}\n",
+    "a NUL": "../..\0{m}\n",
+    "a path-like line to no git dir": "../../{m}\n",
+    "binary": "\xff\xfe{m}",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SECRET_FILES))
+def test_a_commondir_linked_to_any_file_is_never_read_into_a_key(
+    tmp_path: Path, data_root: Path, kind: str
+) -> None:
+    """Issue 29: the file's text never becomes the project key, a message or a row."""
+    marker = "MARK" + os.urandom(6).hex()
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(SECRET_FILES[kind].format(m=marker).encode("utf-8", "surrogateescape"))
+    tree = _worktree_pointing_at(tmp_path, target)
+    found = paths.identify_dir(str(tree))
+    assert found.project == real(tree) and found.common_dir is None
+    assert marker not in repr(found)
+    # The CLI names the folder, not what the file says; one Error: line, no traceback.
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxmode", "search", "--project", str(tree), "x"],
+        capture_output=True, text=True, env=hook_env(), timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stdout == "", done
+    assert done.stderr.startswith("Error: no ctxmode store for ") and "Traceback" not in done.stderr
+    assert marker not in done.stderr
+    # A hook run there records the folder, nothing of the file.
+    hook("UserPromptSubmit", "s-odd", tree, prompt="fix the parser")
+    blob = b"".join(p.read_bytes() for p in data_root.rglob("*") if p.is_file())
+    assert marker.encode() not in blob and b"s-odd" in blob
+
+
+def test_a_git_file_or_head_that_is_no_pointer_is_not_read(tmp_path: Path) -> None:
+    marker = "MARK" + os.urandom(6).hex()
+    secret = tmp_path / "secret.txt"
+    secret.write_text(f"gitdir: {tmp_path}\nmore {marker}\n")
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / ".git").symlink_to(secret)
+    found = paths.identify_dir(str(tmp_path / "p"))
+    assert found == paths.Identity(real(tmp_path / "p"), real(tmp_path / "p"))
+    head = tmp_path / "g" / "HEAD"
+    head.parent.mkdir()
+    for text in (f"ref: refs/heads/x\n{marker}\n", f"{marker}\n", "ref: refs/heads/a\0b\n"):
+        head.write_text(text)
+        assert paths.head_branch(str(head.parent)) is None, text
+
+
+def _folder_state(folder: Path) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+def test_a_lookup_for_a_folder_without_a_store_leaves_the_other_stores_alone(
+    tmp_path: Path, data_root: Path, in_git: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: ``search --project DIR`` where DIR has no store opened every store (to
+    look for one to merge) and left -wal/-shm beside them. A command that reads opens
+    only the stores of older versions (none here), makes and leaves nothing."""
+    from ctxmode.store import merge
+
+    for n in range(3):
+        hook("UserPromptSubmit", f"other-{n}", make_repo(tmp_path / f"other{n}"), prompt="hi")
+    folder = data_root / "sessions"
+    before = _folder_state(folder)
+    assert len([n for n in before if n.endswith(".db")]) == 3
+    new = make_repo(tmp_path / "new") if in_git else tmp_path / "plain"
+    new.mkdir(exist_ok=True)
+    opened: list[str] = []
+    real_inspect = merge._inspect
+    monkeypatch.setattr(merge, "_inspect", lambda path: opened.append(path) or real_inspect(path))
+    result = CliRunner().invoke(main, ["search", "--project", str(new), "x"])
+    assert result.exit_code == 1 and "no ctxmode store for" in result.output, result.output
+    assert opened == []
+    assert _folder_state(folder) == before

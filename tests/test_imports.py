@@ -30,6 +30,7 @@ HOT_PATH = [
     "hooklog",
     "spool",
     "writable",  # the status line's, when the data root is not made yet
+    "secret_memory",
 ]
 # Banned at module level on the hot path (each costs milliseconds per hook call).
 HEAVY = {
@@ -241,3 +242,44 @@ def test_a_capture_hook_loads_exactly_its_modules(tmp_path: Path) -> None:
         f"loaded, not listed: {sorted(ours - CAPTURE_PATH)}; "
         f"listed, not loaded: {sorted(CAPTURE_PATH - ours)}"
     )
+
+
+def test_a_project_that_remembers_a_secret_loads_one_module_more(tmp_path: Path) -> None:
+    """A capture in a project whose sessions masked a secret before loads its memory
+    (ctxmode.secret_memory): that one module beyond CAPTURE_PATH, nothing else."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    env = hook_env(CTXMODE_HOME=str(tmp_path / "home"), CLAUDE_PROJECT_DIR=str(project))
+    prompt = {
+        "session_id": "cap",
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "the staging password is Qm7#vLx2p9, keep it handy",
+    }
+    first = subprocess.run(
+        hook_command("UserPromptSubmit"), input=json.dumps(prompt).encode(), env=env, timeout=30
+    )
+    assert first.returncode == 0
+    assert list((tmp_path / "home" / "masked").glob("*.bin"))
+    edit = {
+        "session_id": "cap",
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": f"{project}/a.py", "old_string": "a", "new_string": "b"},
+        "tool_response": {"filePath": f"{project}/a.py", "structuredPatch": []},
+        "tool_use_id": "toolu_2",
+    }
+    command = hook_command("PostToolUse")
+    command[1:1] = ["-X", "importtime"]
+    result = subprocess.run(
+        command, input=json.dumps(edit).encode(), capture_output=True, env=env, timeout=30
+    )
+    assert (result.returncode, result.stdout) == (0, b"")
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in result.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    ours = {name for name in loaded if name == "ctxmode" or name.startswith("ctxmode.")}
+    assert ours == CAPTURE_PATH | {"ctxmode.secret_memory"}, sorted(ours ^ CAPTURE_PATH)

@@ -141,3 +141,83 @@ def test_a_torn_spool_line_naming_the_session_goes_too(project: Path, data_root:
     assert "1 spooled hook call dropped" in output
     assert GONE.encode() not in live.read_bytes()
     assert KEPT.encode() in live.read_bytes()
+
+
+# ---------------------------------------------------------------- every cache goes too
+
+
+def _listing(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def _record_three_clients(project: Path, tmp_path: Path, secret: str) -> dict[str, str]:
+    """A Claude Code session that masks a secret, a Gemini session compressed (its cached
+    snapshot under resumes/), a Codex session that read its rollout (codex/ state), and
+    the project's view page: every kind of file a session leaves beside its rows."""
+    from tests import test_host_codex as codex_t
+    from tests import test_host_gemini as gemini_t
+
+    claude = "cccc3333-0000-4000-8000-00000000000c"
+    env = hook_env(CLAUDE_PROJECT_DIR=str(project))
+    for event, payload in (
+        ("UserPromptSubmit", {"prompt": f"the deploy password is {secret}, fix the ledger"}),
+        ("PostToolUseFailure", {"tool_name": "Bash", "tool_input": {"command": "make"},
+                                "error": "Exit code 2\nmake: *** [all] Error 2",
+                                "is_interrupt": False, "tool_use_id": "toolu_p1"}),
+    ):  # fmt: skip
+        base = {"session_id": claude, "cwd": str(project), "hook_event_name": event}
+        assert run_hook(event, {**base, **payload}, env=env).returncode == 0
+    assert gemini_t.replay(project)  # its compression leaves a cached snapshot
+    gemini = gemini_t.load("BeforeModel.after_compress.json")["session_id"]
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text(
+        (codex_t.CODEX_FIXTURES / "rollout.ledger.jsonl")
+        .read_text()
+        .replace(codex_t.RECORDED_PROJECT, str(project))
+    )
+    raw = codex_t.load("PostToolUse.Bash.json")
+    codex_t.hook("PostToolUse", codex_t.moved(raw, project, rollout))
+    view = CliRunner().invoke(main, ["view", "--project", str(project)], catch_exceptions=False)
+    assert view.exit_code == 0, view.output
+    return {"claude": claude, "gemini": gemini, "codex": raw["session_id"]}
+
+
+def test_purge_leaves_no_cache_state_or_digest_of_what_it_removed(
+    project: Path, data_root: Path, tmp_path: Path
+) -> None:
+    secret = "Pw" + uuid.uuid4().hex[:10] + "!"
+    sessions = _record_three_clients(project, tmp_path, secret)
+    before = _listing(data_root)
+    store_name = Path(_store_path(project)).stem
+    # Each kind of file is there to be purged (the check below is not vacuous).
+    assert any(n.startswith("resumes/") and n.endswith(".xml") for n in before), before
+    assert f"codex/{sessions['codex']}.json" in before
+    assert f"masked/{store_name}.bin" in before and f"views/{store_name}.html" in before
+
+    # One session: its cached snapshots, its state and its digests go; the others stay.
+    _purge("--session", sessions["gemini"], "--project", str(project))
+    after = _listing(data_root)
+    assert not [n for n in after if n.startswith("resumes/") and n.endswith(".xml")], after
+    assert f"views/{store_name}.html" not in after  # it showed the session
+    assert f"codex/{sessions['codex']}.json" in after  # another session's state
+    _purge("--session", sessions["codex"], "--project", str(project))
+    assert f"codex/{sessions['codex']}.json" not in _listing(data_root)
+    records = (data_root / "masked" / f"{store_name}.bin").read_bytes()
+    assert records  # the Claude session's secret is still remembered...
+    _purge("--session", sessions["claude"], "--project", str(project))
+    assert not (data_root / "masked" / f"{store_name}.bin").read_bytes()  # ...until purged
+
+    # The whole project: nothing of it is left under the data root.
+    _record_three_clients(project, tmp_path, secret)
+    _purge("--project", str(project), "--yes")
+    # What may be left is not the project's: the log (no payload text), empty lock
+    # files, the root's key of digests.
+    shared = {"logs/ctxmode.log", "sessions/.ctxmode.lock", "resumes/.lock", "masked/key"}
+    left = _listing(data_root)
+    assert set(left) <= shared, sorted(set(left) - shared)
+    assert all((data_root / n).stat().st_size == 0 for n in left if n.endswith(".lock"))
+
+    # Everything: no recorded data under the data root at all.
+    _record_three_clients(project, tmp_path, secret)
+    _purge("--all", "--yes")
+    assert _listing(data_root) == []

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import re
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +53,22 @@ PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + PEM_BODY + "-----END RSA PRIVATE KEY
 OPENSSH = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"
 
 R = "[REDACTED:{}]".format
+
+# Issue 29's shapes, their values generated (seeded: the same cases every run).
+_rng = random.Random(29)
+
+
+def _gen(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    while True:
+        value = "".join(_rng.choice(alphabet) for _ in range(n))
+        if any(c.isdigit() for c in value) and any(c.isupper() for c in value):
+            return value
+
+
+SHADOW_HASH = f"$6${_gen(8)}${_gen(86, string.ascii_letters + string.digits + './')}"
+SPLIT = [_gen(12), _gen(12), _gen(12)]
+BASIC_PAIR = base64.b64encode(f"deploy:{_gen(14)}".encode()).decode()
+KEY_MATERIAL = _gen(43, string.ascii_letters + string.digits + "+/") + "="
 
 # (input, exact expected output) — one or more rows per secret kind, in the places they
 # turn up: commands, file paths, errors, prompts, JSON arguments.
@@ -188,6 +207,13 @@ CASES = [
      'use token [REDACTED:credential] for the staging API'),
     ('export BUILD_SEED=Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z',
      'export BUILD_SEED=[REDACTED:secret]'),
+    # issue 29: by structure, with generated values
+    (f"alice:{SHADOW_HASH}:19000:0:99999:7:::",
+     f"alice:{R('password-hash')}:19000:0:99999:7:::"),
+    (f"the token is ghp_{SPLIT[0]} {SPLIT[1]} {SPLIT[2]} ok",
+     f"the token is {R('github-token')} ok"),
+    (f"the value of the header is {BASIC_PAIR}", f"the value of the header is {R('encoded')}"),
+    (f"here you go:\n{KEY_MATERIAL}\n", f"here you go:\n{R('key-material')}\n"),
 ]  # fmt: skip
 
 CLEAN = [

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,7 +93,10 @@ def _cli(*args: str) -> list[str]:
 def _readonly_run(
     data_root: Path, argv: list[str], env: dict[str, str]
 ) -> subprocess.CompletedProcess[str]:
-    wrapped = readonly_argv([data_root], argv)
+    # /tmp and /var/tmp too: a sandbox may leave SQLite no temp folder (temp_store).
+    wrapped = readonly_argv(
+        [data_root, *(p for p in map(Path, ("/tmp", "/var/tmp")) if p.is_dir())], argv
+    )
     if wrapped is None:
         pytest.skip("no way to make a folder read-only here (unshare -rm or bwrap)")
     return subprocess.run(
@@ -194,36 +199,79 @@ def test_every_state_of_the_store_is_read_in_a_read_only_folder(
     assert "Traceback" not in done.stderr
 
 
-def test_a_copy_is_taken_only_when_the_main_file_is_the_whole_store(
+def test_the_main_file_is_read_in_place_only_when_it_is_the_whole_store(
     recorded: tuple[Path, Path, dict[str, str]],
 ) -> None:
     from ctxmode.store import connection
 
     _project, store, _env = recorded
-    data = connection._stable_copy(str(store))
-    assert data is not None and len(data) == store.stat().st_size
+    pin = connection._Pin.take(str(store))
+    assert pin is not None and pin.intact()
+    pin.release()
     keeper = _sqlite3.connect(str(store), isolation_level=None)
     try:
         keeper.execute("INSERT INTO store_meta (key, value) VALUES ('k', 'v')")
-        assert connection._stable_copy(str(store)) is None  # committed rows are in the -wal
+        assert connection._Pin.take(str(store)) is None  # committed rows are in the -wal
     finally:
         keeper.close()
-    private = connection._private_connection(connection._stable_copy(str(store)) or b"", "s")
+    pin = connection._Pin.take(str(store))
+    assert pin is not None
+    in_place = connection._in_place(str(store), 1000)
     try:
-        assert private.execute("SELECT value FROM store_meta WHERE key = 'k'").fetchone() == ("v",)
+        assert in_place.execute("SELECT value FROM store_meta WHERE key = 'k'").fetchone() == ("v",)
         with pytest.raises(_sqlite3.Error):  # query-only: a write fails, never vanishes
-            private.execute("INSERT INTO store_meta (key, value) VALUES ('x', 'y')")
+            in_place.execute("INSERT INTO store_meta (key, value) VALUES ('x', 'y')")
+        # Sorts and temporary indexes stay in memory: a sandbox may have no temp folder.
+        assert in_place.execute("PRAGMA temp_store").fetchone() == (2,)
+        with Store.open(str(store), readonly=True, tidy=True) as reader:
+            assert reader.conn.execute("PRAGMA temp_store").fetchone() == (2,)
+        # Reading in place makes nothing beside the store: no -wal, no -shm, no journal.
+        assert sorted(p.name for p in store.parent.iterdir() if p.name.startswith(store.name)) == [
+            store.name
+        ]
     finally:
-        private.close()
+        connection._close_read(in_place, pin)
 
 
-def test_while_a_copy_is_taken_no_closing_writer_rewrites_the_main_file(
+def test_a_call_that_read_while_the_file_changed_runs_again(
     recorded: tuple[Path, Path, dict[str, str]],
 ) -> None:
-    """The copy holds SQLite's SHARED lock: a hook that writes and exits meanwhile cannot
+    """A store read in place is checked after each call: a writer that came by while it
+    read (its -wal, a checkpoint into the main file) makes the call run again on a fresh
+    read, which then sees what was committed."""
+    from ctxmode.store import connection
+
+    _project, store, _env = recorded
+    reader = Store.open(str(store), readonly=True)
+    calls: list[int] = []
+    try:
+        # Make this reader one that reads in place, as in a read-only folder.
+        reader.conn.close()
+        reader._pin = connection._Pin.take(str(store))
+        reader.conn = connection._in_place(str(store), 1000)
+        assert reader._pin is not None
+
+        def read_then_write(conn: _sqlite3.Connection) -> str | None:
+            calls.append(1)
+            row = conn.execute("SELECT value FROM store_meta WHERE key = 'late'").fetchone()
+            if len(calls) == 1:  # a hook commits while this call reads
+                with Store.open(str(store)) as writer:
+                    writer.set_meta("late", LATE)
+            return None if row is None else str(row[0])
+
+        assert reader.reading(read_then_write) == LATE
+        assert len(calls) == 2
+    finally:
+        reader.close()
+
+
+def test_while_the_main_file_is_read_no_closing_writer_rewrites_it(
+    recorded: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """The reader holds SQLite's SHARED lock: a hook that writes and exits meanwhile cannot
     checkpoint into the main file and delete its -wal (that needs EXCLUSIVE, which it
     does not wait for), so the main file stays as read; and a connection that holds
-    EXCLUSIVE (a final checkpoint under way) makes the copy retry instead."""
+    EXCLUSIVE (a final checkpoint under way) makes the reader retry instead."""
     from ctxmode.store import connection
 
     project, store, env = recorded
@@ -259,7 +307,78 @@ def test_while_a_copy_is_taken_no_closing_writer_rewrites_the_main_file(
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
         assert not os.path.exists(f"{store}-wal")  # the check above closed last
-        assert connection._stable_copy(str(store)) is None
+        assert connection._Pin.take(str(store)) is None
     finally:
         holder.communicate("", timeout=30)
-    assert connection._stable_copy(str(store)) is not None
+    pin = connection._Pin.take(str(store))
+    assert pin is not None
+    pin.release()
+
+
+def _unprivileged() -> list[str]:
+    """The prefix that runs a command as a user whom a folder's mode binds (root is not)."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("needs setpriv to run a command as another user than root")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_a_data_root_of_mode_0500_is_read_by_every_reading_command() -> None:
+    """Issue 30: a data root readable but not writable by its own user (``chmod 500``,
+    no mount, no sandbox): SQLite opens the store but cannot make its -wal/-shm and says
+    "attempt to write a readonly database"; every reading command reads it all the same,
+    writes nothing and leaves nothing behind."""
+    prefix = _unprivileged()
+    base = Path(tempfile.mkdtemp(prefix="ctxmode-0500-"))
+    try:
+        base.chmod(0o755)
+        project = make_project(base, "shop")
+        root = base / "root"
+        out = base / "out"
+        out.mkdir()
+        env = hook_env(CTXMODE_HOME=str(root), CLAUDE_PROJECT_DIR=str(project))
+        for event, payload in (
+            ("UserPromptSubmit", hook_payload("UserPromptSubmit", session_id=SESSION,
+                                              cwd=str(project), prompt="Fix the German rate")),
+            ("PostToolUseFailure", tool_payload(
+                "Bash", {"command": "python -m app"}, event="PostToolUseFailure",
+                session_id=SESSION, cwd=str(project), error=f"Exit code 1\n{DETAIL}",
+                is_interrupt=False)),
+            ("PreCompact", hook_payload("PreCompact", session_id=SESSION, cwd=str(project),
+                                        trigger="manual", custom_instructions=None)),
+        ):  # fmt: skip
+            assert run_hook(event, payload, env=env).returncode == 0
+        store = Path(paths.store_path(str(project), env))
+        assert store.is_file() and not Path(f"{store}-wal").exists()
+        if prefix:
+            for path in (base, *base.rglob("*")):
+                os.chown(path, 65534, 65534)
+        for folder in (root, *(p for p in root.rglob("*") if p.is_dir())):
+            folder.chmod(0o500)
+        before = _files(store)
+        run_env = {**env, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+                   "HOME": str(base), "TMPDIR": str(out)}  # fmt: skip
+        commands = {
+            **_reading_commands(project, "VAT_RATE_DE"),
+            "view": _cli("view", "--project", str(project), "--output", str(out / "v.html")),
+        }
+        for name, argv in commands.items():
+            done = subprocess.run(
+                [*prefix, *argv],
+                env=run_env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert (done.returncode, done.stderr) == (0, ""), (name, done.stderr[-800:])
+            if name.startswith(("search", "dump")):
+                assert "VAT_RATE_DE" in done.stdout, (name, done.stdout[-800:])
+        assert "VAT_RATE_DE" in (out / "v.html").read_text()
+        assert _files(store) == before  # nothing written, nothing left behind
+    finally:
+        for folder in (base, *base.rglob("*")):
+            if folder.is_dir():
+                folder.chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)

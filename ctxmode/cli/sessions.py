@@ -45,11 +45,13 @@ TITLE_MIN = 20
 
 def first_prompt(store: Store, session_id: str) -> str | None:
     """The text of the session's first recorded user prompt."""
-    row = store.conn.execute(
-        "SELECT data FROM session_events WHERE session_id = ? AND type = 'user_prompt' "
-        "ORDER BY id LIMIT 1",
-        (session_id,),
-    ).fetchone()
+    row = store.reading(
+        lambda conn: conn.execute(
+            "SELECT data FROM session_events WHERE session_id = ? AND type = 'user_prompt' "
+            "ORDER BY id LIMIT 1",
+            (session_id,),
+        ).fetchone()
+    )
     if row is None:
         return None
     try:
@@ -345,10 +347,16 @@ def store_file_set(path: str) -> list[str]:
     )
 
 
+# The folders of the data root that hold recorded data, and what derives from it: stores,
+# spool, logs, Gemini's cached snapshots, Codex's rollout state, the digests of masked
+# secrets, the pages of `ctxmode view`, the in-flight markers of background captures.
+DATA_FOLDERS = ("sessions", "spool", "logs", "resumes", "codex", "masked", "views", "inflight")
+
+
 def data_files(root: str) -> list[str]:
-    """Every file of recorded data under the data root: stores, spool, logs."""
+    """Every file of recorded data under the data root (see DATA_FOLDERS)."""
     found: list[str] = []
-    for sub in ("sessions", "spool", "logs"):
+    for sub in DATA_FOLDERS:
         folder = os.path.join(root, sub)
         for base, _, names in os.walk(folder):
             found.extend(os.path.join(base, n) for n in names)
@@ -376,6 +384,15 @@ def _remove(files: Sequence[str]) -> int:
         except FileNotFoundError:
             pass
     return removed
+
+
+def _session_ids(store_path: str) -> list[str]:
+    """The sessions a store holds (none when it cannot be read: its caches then stay)."""
+    try:
+        with Store.open(store_path, readonly=True, tidy=True) as store:
+            return [str(row["session_id"]) for row in store.sessions()]
+    except StoreError:
+        return []
 
 
 def _spool_files(root: str, store_path: str) -> list[str]:
@@ -410,6 +427,8 @@ def _purge_rows(store: Store, root: str, session: str | None, older_than: float 
         what += f", {plural(len(report.copies), 'quarantined file')} deleted"
     if report.backups:
         what += f", removed from {plural(len(report.backups), 'merged backup')}"
+    if report.cached:
+        what += f", {plural(len(report.cached), 'cached file')} deleted"
     return (
         f"{what}; store {_human(report.store_before)} -> {_human(report.store_after)}; "
         f"{_human(report.bytes_freed)} freed"
@@ -436,7 +455,12 @@ def _purge_rows(store: Store, root: str, session: str | None, older_than: float 
     metavar="DAYS",
     help="Remove sessions idle for longer.",
 )
-@click.option("--all", "purge_all", is_flag=True, help="Remove every store, spool and log.")
+@click.option(
+    "--all",
+    "purge_all",
+    is_flag=True,
+    help="Remove all recorded data: stores, spool, logs, caches.",
+)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 def purge_cmd(
     session: str | None,
@@ -499,7 +523,10 @@ def purge_cmd(
         click.echo(f"Nothing recorded for {project_dir}.")
         return
     if not modes:  # the whole project
-        files = store_file_set(path) + _spool_files(root, path)
+        from ctxmode.purge import store_files
+
+        extra = store_files(root, path, _session_ids(path))
+        files = sorted(set(store_file_set(path) + _spool_files(root, path) + extra))
         if not yes:
             click.confirm(
                 f"Delete everything recorded for {project_dir} ({_human(_size(files))})?",

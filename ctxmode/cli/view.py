@@ -62,13 +62,15 @@ def view_cmd(
     with open_store(project) as store:
         session_id = resolve_session(store, session) if session else None
         project_dir = paths.project_dir(os.path.abspath(project), {}) if project else None
-        html = view.build_page(
-            store.conn,
-            project=project_dir or paths.project_dir(os.getcwd(), os.environ),
-            store_path=store.path,
-            generated_at=iso_utc(),
-            session_id=session_id,
-            keep=keep,
+        html = store.reading(
+            lambda conn: view.build_page(
+                conn,
+                project=project_dir or paths.project_dir(os.getcwd(), os.environ),
+                store_path=store.path,
+                generated_at=iso_utc(),
+                session_id=session_id,
+                keep=keep,
+            )
         )
         target = output or view.default_output(paths.data_root(os.environ), store.path)
     try:

@@ -169,13 +169,15 @@ HEAD_CHARS = 1024
 _DONE = object()  # marks a masked HookInput; no JSON payload can forge it
 
 
-def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
+def masked(inp: HookInput, extra: Iterable[Any] = (), memory: Any = None) -> HookInput:
     """``inp`` with its content stripped of ``<private>`` spans and masked, string by
     string, each string whole (keys included: an MCP call's argument names are stored).
 
     A value under a credential-like key (``"api_key": …``, ``{"name": "X_TOKEN",
     "value": …}``) is masked whatever it looks like. Idempotent: a masked input is
-    returned as it is. ``extra``: the user's ``redact_patterns``.
+    returned as it is. ``extra``: the user's ``redact_patterns``. ``memory``
+    (ctxmode.secret_memory.Memory): what the project's earlier payloads masked, masked
+    here too wherever it occurs; what this payload masks is noted into it.
     """
     if inp.raw.get("ctxmode_masked") is _DONE:
         return inp
@@ -196,10 +198,12 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
                 raw[field] = _scrub(raw[field], 0, bulk, extras, half, heads)
     finally:
         found = redact.collecting(False)
-    if found:
+    if memory is not None and found:
+        memory.remember(found)
+    if found or (memory is not None and memory.lengths):
         for field in CONTENT_FIELDS:
             if field in raw:
-                raw[field] = _repeats(raw[field], found, 0)
+                raw[field] = _repeats(raw[field], found or {}, 0, memory)
     raw["ctxmode_masked"] = _DONE
     out = HookInput(raw, inp.event)
     out.project_dir = inp.project_dir
@@ -211,22 +215,31 @@ def masked(inp: HookInput, extra: Iterable[Any] = ()) -> HookInput:
     return out
 
 
-def _repeats(node: Any, found: dict[str, str], depth: int) -> Any:
-    """``node`` with every value in ``found`` masked where it occurs again."""
+def _repeats(node: Any, found: dict[str, str], depth: int, memory: Any = None) -> Any:
+    """``node`` with every value in ``found`` masked where it occurs again, and every
+    value ``memory`` remembers from earlier payloads."""
     if isinstance(node, str):
-        return redact.mask_repeats(node, found)
+        return _again(node, found, memory)
     if depth > MAX_DEPTH:
         return None
     if isinstance(node, dict):
         return {
-            (redact.mask_repeats(k, found) if isinstance(k, str) else k): _repeats(
-                v, found, depth + 1
+            (_again(k, found, memory) if isinstance(k, str) else k): _repeats(
+                v, found, depth + 1, memory
             )
             for k, v in node.items()
         }
     if isinstance(node, list):
-        return [_repeats(v, found, depth + 1) for v in node]
+        return [_repeats(v, found, depth + 1, memory) for v in node]
     return node
+
+
+def _again(text: str, found: dict[str, str], memory: Any) -> str:
+    if found:
+        text = redact.mask_repeats(text, found)
+    if memory is not None:
+        text = redact.mask_known(text, memory)
+    return text
 
 
 def _scrub_text(text: str, extras: tuple[Any, ...], half: int = INPUT_HALF) -> str:

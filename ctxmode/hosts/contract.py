@@ -87,6 +87,11 @@ class HostOptions(Protocol):
         """Like ``output``, for an event whose output depends on its input."""
         ...
 
+    def session_files(self, root: str, session_ids: list[str]) -> list[str]:
+        """The files it keeps per session under the data root (Codex: how far it read each
+        rollout), which ``ctxmode purge`` removes with the sessions."""
+        ...
+
 
 @runtime_checkable
 class Installer(Protocol):

@@ -20,8 +20,8 @@ Creation: a new store is built under a temporary name and renamed into place und
 sessions-folder lock; connections open existing files only (``mode=rw``), so no
 process can create a store outside that lock.
 
-Reading without write access (a lookup in a client's sandbox): see
-:func:`_read_connection`.
+Reading without write access (a lookup in a client's sandbox, a folder of mode 0500):
+see :func:`_read_connection`.
 
 Long on purpose (~700 lines): every way a store file is opened (create, migrate,
 recover, read where the folder is read-only) is one concern, and every hook imports
@@ -46,7 +46,7 @@ from ctxmode.store.values import as_text, file_stamp, iso_utc
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Concatenate, ParamSpec, TypeVar
+    from typing import Any, Concatenate, ParamSpec, TypeVar
 
     _P = ParamSpec("_P")
     _T = TypeVar("_T")
@@ -150,6 +150,10 @@ def guarded(method: Callable[Concatenate[_C, _P], _T]) -> Callable[Concatenate[_
     Only the outermost guarded call guards: a guarded method called by another runs
     bare, so an error is mapped once and healing never swaps the connection in the
     middle of the caller's transaction (the caller heals and runs again as a whole).
+
+    A store read in place where its folder cannot be written (``_pin`` set, see
+    :func:`_read_connection`) is checked after each call: when its file changed while
+    the call read it, the call runs again on a fresh read.
     """
 
     def guard(self: _C, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
@@ -157,6 +161,8 @@ def guarded(method: Callable[Concatenate[_C, _P], _T]) -> Callable[Concatenate[_
             return method(self, *args, **kwargs)
         self._guarding = True
         try:
+            if self._pin is not None:
+                return self._read_pinned(method, args, kwargs)
             try:
                 return method(self, *args, **kwargs)
             except _sqlite3.Error as exc:
@@ -301,6 +307,10 @@ class Connection:
         self.incident: tuple[str, str] | None = None
         # True while a guarded method runs (see guarded).
         self._guarding = False
+        # Set for a store read in place where its folder cannot be written: the lock
+        # and the file's state that each call checks (see _read_connection).
+        self._pin: _Pin | None = None
+        self._read_mode = "ro"
 
     # ------------------------------------------------------------ opening
 
@@ -437,14 +447,14 @@ class Connection:
     def _open_readonly(cls: type[_C], path: str, busy_timeout_ms: int, mode: str = "ro") -> _C:
         if not os.path.isfile(path):
             raise StoreMissing(f"no store at {path}")
-        conn = _read_connection(path, busy_timeout_ms, mode)
+        conn, pin = _read_connection(path, busy_timeout_ms, mode)
         try:
             version = user_version(conn)
         except _sqlite3.Error as exc:
-            conn.close()
+            _close_read(conn, pin)
             raise store_error(exc, path) from exc
         if version != SCHEMA_VERSION:
-            conn.close()
+            _close_read(conn, pin)
             if version > SCHEMA_VERSION:
                 raise StoreTooNew(
                     f"store schema version {version} is newer than this ctxmode "
@@ -454,7 +464,7 @@ class Connection:
                 f"store schema version {version} predates this ctxmode ({SCHEMA_VERSION});"
                 f" open it read-write once to migrate: {path}"
             )
-        return cls(
+        store = cls(
             conn,
             path,
             readonly=True,
@@ -462,12 +472,58 @@ class Connection:
             busy_timeout_ms=busy_timeout_ms,
             identity=file_identity(path),
         )
+        store._pin = pin
+        store._read_mode = mode
+        return store
 
     def close(self) -> None:
         # A plain close: SQLite checkpoints and removes the WAL when the last
         # connection goes. Never turn that off: one-shot hook processes would
         # otherwise grow the WAL without bound.
         self.conn.close()
+        if self._pin is not None:
+            self._pin.release()
+            self._pin = None
+
+    def _read_pinned(self, method: Callable[..., _T], args: Any, kwargs: Any) -> _T:
+        """Run ``method`` on a store read in place (see :func:`_read_connection`); when
+        the file changed meanwhile (a checkpoint, only possible once a -wal exists), read
+        afresh and run it again. Its errors are SQLite's, mapped, unless the file changed
+        under it (a page rewritten mid-read), which also means: run again."""
+        for _ in range(READ_ATTEMPTS):
+            pin = self._pin
+            try:
+                result = method(self, *args, **kwargs)
+            except _sqlite3.Error as exc:
+                if pin is None or pin.intact():
+                    raise store_error(exc, self.path) from exc
+            else:
+                if pin is None or pin.intact():
+                    return result
+            self._reread()
+        raise StoreError(
+            f"cannot read the store without write access to its folder: it kept changing "
+            f"while it was read, try again ({self.path})"
+        )
+
+    def _reread(self) -> None:
+        """A fresh read connection in place of this one (a ``mode=ro`` one, now that a
+        -wal exists, or a new pin)."""
+        _close_read(self.conn, self._pin)
+        self._pin = None
+        try:
+            self.conn, self._pin = _read_connection(
+                self.path, self.busy_timeout_ms, self._read_mode
+            )
+        except _sqlite3.Error as exc:
+            raise store_error(exc, self.path) from exc
+
+    @guarded
+    def reading(self, read: Callable[[_sqlite3.Connection], _T]) -> _T:
+        """``read(conn)``: a query of the caller's own on this store's connection, guarded
+        like every method (errors mapped; a store read in place runs it again when its
+        file changed meanwhile). For the CLI's direct queries."""
+        return read(self.conn)
 
     def __enter__(self: _C) -> _C:
         return self
@@ -550,38 +606,54 @@ class Connection:
 # ---------------------------------------------------------------- reading without write access
 
 # A lookup often runs where the data root is readable but not writable: Claude Code's
-# sandboxed Bash, Codex's workspace-write and read-only sandboxes. SQLite opens a WAL
-# store read-only (``mode=ro``) only when its -wal and -shm exist or can be created
-# (SQLite >= 3.22): right after a hook wrote, and while one writes, they exist; an idle
-# store has neither (the last connection removed them), and a read-only folder cannot
-# get them. Then everything committed is in the main file, and a private copy of it,
-# taken while no -wal exists and verified unchanged, is the whole store.
-_SQLITE_CANTOPEN = 14
+# sandboxed Bash, Codex's workspace-write and read-only sandboxes, a folder of mode 0500.
+# SQLite opens a WAL store read-only (``mode=ro``) only when its -wal and -shm exist or
+# can be created (SQLite >= 3.22): right after a hook wrote, and while one writes, they
+# exist; an idle store has neither (the last connection removed them), and a read-only
+# folder cannot get them. Then everything committed is in the main file, which is read
+# in place (``immutable=1``: no -wal, -shm or lock of SQLite's own) while this process
+# holds SQLite's SHARED lock on it (see _Pin): nothing is copied, in memory or on disk.
+_SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
 # Attempts before giving up on a store that keeps changing under the reader (each a
-# ``mode=ro`` open and, when that cannot work, one copy; no waiting between them).
+# ``mode=ro`` open and, when that cannot work, one read in place; no waiting between).
 READ_ATTEMPTS = 8
 
 
 def _cannot_open(exc: BaseException) -> bool:
+    """Whether SQLite refused a read because it could not make the -wal/-shm it wanted:
+    CANTOPEN (a read-only mount, a sandbox) or READONLY (a folder of mode 0500, where
+    a file of its own could be opened but nothing created beside it)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if isinstance(code, int):
-        return code & 0xFF == _SQLITE_CANTOPEN
-    return "unable to open" in str(exc).lower()  # Python 3.10: no error codes
+        return code & 0xFF in (_SQLITE_CANTOPEN, _SQLITE_READONLY)
+    message = str(exc).lower()  # Python 3.10: no error codes
+    return "unable to open" in message or "readonly database" in message
 
 
-def _read_connection(path: str, busy_timeout_ms: int, mode: str = "ro") -> _sqlite3.Connection:
+def _reading(conn: _sqlite3.Connection) -> None:
+    """Make ``conn`` a reader: no write can slip through (query-only), and sorts and
+    temporary indexes stay in memory (a sandbox may have no writable temp folder)."""
+    conn.execute("PRAGMA query_only = 1")
+    conn.execute("PRAGMA temp_store = MEMORY")
+
+
+def _read_connection(
+    path: str, busy_timeout_ms: int, mode: str = "ro"
+) -> tuple[_sqlite3.Connection, _Pin | None]:
     """A query-only connection that reads the store at ``path`` as committed, never
-    writing to it or its folder when it cannot (see above); :class:`StoreError` when it
-    cannot read. ``mode`` "rw": where the file is read-only, SQLite opens it read-only
-    all the same, and where it is not, the connection tidies up at its close."""
+    writing to it or its folder when it cannot (see above), with the :class:`_Pin` its
+    reads depend on when it reads the main file in place (else None);
+    :class:`StoreError` when it cannot read. ``mode`` "rw": where the file is read-only,
+    SQLite opens it read-only all the same, and where it is not, the connection tidies
+    up at its close."""
     last: BaseException | None = None
     for _ in range(READ_ATTEMPTS):
         conn = None
         try:
             conn = _connect(path, mode, busy_timeout_ms)
-            conn.execute("PRAGMA query_only = 1")
+            _reading(conn)
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL
-            return conn
+            return conn, None
         except _sqlite3.Error as exc:
             if conn is not None:
                 conn.close()
@@ -591,15 +663,51 @@ def _read_connection(path: str, busy_timeout_ms: int, mode: str = "ro") -> _sqli
         if _wal_size(path) > 0:
             continue  # a writer is at work: its -wal/-shm make mode=ro possible
         try:
-            data = _stable_copy(path)
+            pin = _Pin.take(path)
         except OSError as exc:
             raise StoreError(f"cannot read the store: {exc}") from exc
-        if data is not None:
-            return _private_connection(data, path)
+        if pin is None:
+            continue
+        try:
+            conn = _in_place(path, busy_timeout_ms)
+        except BaseException:
+            pin.release()
+            raise
+        if pin.intact():
+            return conn, pin
+        _close_read(conn, pin)
     raise StoreError(
         f"cannot read the store without write access to its folder ({last}); it kept "
         f"changing while it was read: try again ({path})"
     )
+
+
+def _in_place(path: str, busy_timeout_ms: int) -> _sqlite3.Connection:
+    """A query-only connection that reads the main file as it is (``immutable=1``).
+
+    SQLite then takes no lock and looks for no -wal: a WAL store without one reads as a
+    rollback-journal database (its header's WAL mark is not acted on without a -wal).
+    Only safe while the file cannot change: see :class:`_Pin`."""
+    conn = _sqlite3.connect(
+        f"file:{_quote_uri(path)}?mode=ro&immutable=1",
+        timeout=busy_timeout_ms / 1000.0,
+        isolation_level=None,
+        check_same_thread=False,
+        uri=True,
+    )
+    try:
+        _reading(conn)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except _sqlite3.Error as exc:
+        conn.close()
+        raise store_error(exc, path) from exc
+    return conn
+
+
+def _close_read(conn: _sqlite3.Connection, pin: _Pin | None) -> None:
+    conn.close()
+    if pin is not None:
+        pin.release()
 
 
 def _wal_size(path: str) -> int:
@@ -614,26 +722,64 @@ def _signature(path: str) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _stable_copy(path: str) -> bytes | None:
-    """The main file's bytes, when they are the whole store and did not change while
-    read (no -wal before or after, same file, size and mtime); else None.
-
-    While it reads, it holds SQLite's SHARED lock on the file as every connection does
-    (a read lock, allowed on a read-only file): the last connection to close then cannot
-    take EXCLUSIVE, which it needs to checkpoint and delete the -wal, and skips that (it
-    never waits). So the main file changes only while a -wal exists, which the check
-    after the read sees, however coarse the file system's mtime.
-    """
-    before = _signature(path)
-    if _wal_size(path) > 0:
+def _wal_state(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        return _signature(path + "-wal")
+    except OSError:
         return None
-    with open(path, "rb") as handle:
-        if not _shared_lock(handle.fileno()):
-            return None  # a connection is checkpointing at its close right now
-        data = handle.read()
-        stable = _wal_size(path) == 0 and _signature(path) == before
-    # (Closing the file drops the lock; this process has no other handle on the file.)
-    return data if stable and len(data) == before[2] else None
+
+
+class _Pin:
+    """SQLite's SHARED lock on a store's main file, held by this process while it reads
+    the file in place, and the state the file and its -wal had when it was taken.
+
+    Held, it keeps the file as it is: the last connection of a hook that writes meanwhile
+    cannot take EXCLUSIVE, which it needs to checkpoint and delete the -wal at its close,
+    and skips that (it never waits). The main file then changes only by a checkpoint of
+    a -wal, which :meth:`intact` sees (the -wal's state or the file's changed), however
+    coarse the file system's mtime; a call that read while it did runs again.
+    """
+
+    __slots__ = ("fd", "path", "signature", "wal")
+
+    def __init__(self, fd: int, path: str, signature: tuple[int, int, int, int]) -> None:
+        self.fd = fd
+        self.path = path
+        self.signature = signature
+        self.wal = _wal_state(path)
+
+    @classmethod
+    def take(cls, path: str) -> _Pin | None:
+        """The pin of ``path`` when its main file is the whole store (no -wal with
+        content) and no connection holds EXCLUSIVE (a checkpoint at close under way);
+        else None."""
+        before = _signature(path)
+        if _wal_size(path) > 0:
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            if _shared_lock(fd) and _wal_size(path) == 0 and _signature(path) == before:
+                pin = cls(fd, path, before)
+                fd = -1
+                return pin
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        return None
+
+    def intact(self) -> bool:
+        """Whether the file and its -wal are as they were when the pin was taken."""
+        try:
+            return _wal_state(self.path) == self.wal and _signature(self.path) == self.signature
+        except OSError:
+            return False
+
+    def release(self) -> None:
+        # Closing drops the lock (and, POSIX-wise, every lock this process holds on the
+        # file: the connection reading in place takes none of its own).
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 # SQLite's lock bytes (os_unix.c): the SHARED range a connection read-locks.
@@ -644,7 +790,7 @@ _SHARED_FIRST, _SHARED_SIZE = _PENDING_BYTE + 2, 510
 def _shared_lock(fd: int) -> bool:
     """Read-lock SQLite's SHARED range of an open store file, without waiting; False
     when a connection holds EXCLUSIVE. Where there is no fcntl (Windows), True: the
-    size and mtime check stands alone."""
+    checks of the file's state stand alone."""
     try:
         import fcntl
     except ImportError:
@@ -654,32 +800,6 @@ def _shared_lock(fd: int) -> bool:
     except OSError:
         return False
     return True
-
-
-def _private_connection(data: bytes, path: str) -> _sqlite3.Connection:
-    """A query-only connection to a private copy of a store's main file (in memory)."""
-    image = bytearray(data)
-    if len(image) >= 20 and image[18:20] == b"\x02\x02":
-        # The header says WAL; a copy has no -wal and no -shm to share: read it as a
-        # rollback-journal database (bytes 18/19, the file format read/write versions).
-        image[18:20] = b"\x01\x01"
-    conn = _sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-    try:
-        deserialize = getattr(conn, "deserialize", None)
-        if deserialize is None:  # Python 3.10
-            raise StoreError(
-                f"cannot read the store without write access to its folder "
-                f"(Python >= 3.11 reads a copy of it): {path}"
-            )
-        deserialize(bytes(image))
-        conn.execute("PRAGMA query_only = 1")
-    except _sqlite3.Error as exc:
-        conn.close()
-        raise store_error(exc, path) from exc
-    except BaseException:
-        conn.close()
-        raise
-    return conn
 
 
 def _create_file(path: str, meta: tuple[tuple[str, str], ...] = ()) -> tuple[int, int] | None:

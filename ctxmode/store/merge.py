@@ -103,11 +103,18 @@ def ensure_store(store_path: str, identity: Identity, root: str, *, create: bool
     there is something to merge. Runs under the sessions-folder lock.
     """
     folder = os.path.dirname(store_path)
+    if not create and (
+        os.path.lexists(store_path)
+        or not (_pending(folder, store_path) or _belonging(folder, identity, store_path, False))
+    ):
+        # A command that reads: with nothing to merge it makes, locks and leaves nothing
+        # (a root it cannot write, a folder of other projects' stores left as they were).
+        return False
     paths.ensure_dir(folder)
     with paths.FileLock(folder):
         if os.path.lexists(store_path):
             return False  # another process made it while we waited
-        found = _pending(folder, store_path) + _belonging(folder, identity, store_path)
+        found = _pending(folder, store_path) + _belonging(folder, identity, store_path, create)
         if found:
             sources = [_to_backup(old, store_path) for old in found]
             _build(store_path, identity, root, sources)
@@ -141,16 +148,26 @@ def _pending(folder: str, store_path: str) -> list[str]:
     return [group[0] for group in backups(store_path)]
 
 
-def _belonging(folder: str, identity: Identity, store_path: str) -> list[str]:
-    """The live stores of other names in ``folder`` that belong to this repository."""
+def _belonging(folder: str, identity: Identity, store_path: str, moved: bool = True) -> list[str]:
+    """The live stores of other names in ``folder`` that belong to this repository.
+
+    ``moved``: also the stores of repositories that were moved (every ``repo-`` store is
+    opened to ask): a hook's first use does that; a command that reads does not, it
+    opens only the stores of older versions (none once they were merged)."""
     mine = paths.canonical(identity.project)
     ours = common_id(identity)
     target = os.path.basename(store_path)
     found = []
     known: dict[str, str] = {}
-    for name in sorted(os.listdir(folder)):
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    for name in names:
         if not name.endswith(".db") or name == target or ".new-" in name:
             continue
+        if name.startswith(paths.STORE_PREFIX) and (not moved or ours is None):
+            continue  # a moved repository is only ever a git repository
         path = os.path.join(folder, name)
         facts = _inspect(path)
         if facts is None:
@@ -177,9 +194,15 @@ def _belonging(folder: str, identity: Identity, store_path: str) -> list[str]:
 
 def _inspect(path: str) -> tuple[list[str], dict[str, str]] | None:
     """(project folders its sessions recorded, its store_meta) of a store, read-only;
-    None for a file that is no store this code can read."""
+    None for a file that is no store this code can read.
+
+    An idle store (no -wal) is read in place (``immutable=1``): nothing is made beside
+    it, where ``mode=ro`` would leave a -wal and a -shm behind."""
+    uri = _uri(path, "ro")
+    if not os.path.exists(path + "-wal"):
+        uri += "&immutable=1"
     try:
-        conn = _sqlite3.connect(_uri(path, "ro"), uri=True, isolation_level=None, timeout=1.0)
+        conn = _sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0)
     except _sqlite3.Error:
         return None
     try:

@@ -23,6 +23,8 @@ On the hook path: stdlib-light, nothing but ``ctxmode.payload`` and ``ctxmode.fa
 
 from __future__ import annotations
 
+import os
+
 from ctxmode import fastjson, hosts, payload
 
 TYPE_CHECKING = False
@@ -181,7 +183,7 @@ def _string_head(text: str, key: str) -> str:
 LATE_EVENTS = ("PostToolUse", "UserPromptSubmit", "PreCompact", "SessionEnd")
 
 
-def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None] | None]:
+def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[..., None] | None]:
     """Tool outcomes the rollout file recorded since the last call (see ``rollout``).
 
     Returns the calls as inputs (failures as ``PostToolUseFailure``, successes as
@@ -193,6 +195,24 @@ def late(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None]
     from ctxmode.hosts.codex import rollout as codex_rollout
 
     return codex_rollout.read_outcomes(inp, root)
+
+
+def session_files(root: str, session_ids: list[str]) -> list[str]:
+    """How far each session's rollout was read (with its temporary files), for purge."""
+    from ctxmode.hosts.codex import rollout as codex_rollout
+
+    folder = os.path.join(root, codex_rollout.STATE_DIR)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    found = []
+    for sid in session_ids:
+        state = os.path.basename(codex_rollout.state_path(root, sid))
+        found.extend(
+            os.path.join(folder, n) for n in names if n == state or n.startswith(state + ".")
+        )
+    return found
 
 
 # -- output ---------------------------------------------------------------------------------

@@ -294,7 +294,7 @@ def outcomes(inp: HookInput, lines: list[bytes], pending: dict[str, list[str]]) 
     return found
 
 
-def read_outcomes(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[[], None] | None]:
+def read_outcomes(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[..., None] | None]:
     """What the rollout gained since the last read: (outcomes, save the new position)."""
     rollout = inp.transcript_path or ""
     if not os.path.isfile(rollout):
@@ -311,7 +311,13 @@ def read_outcomes(inp: HookInput, root: str) -> tuple[list[HookInput], Callable[
     found = outcomes(inp, lines, pending)
     new_state = {"path": rollout, "offset": new_offset, "calls": pending}
 
-    def save() -> None:
+    def save(scrub: Callable[[str], str] | None = None) -> None:
+        # ``scrub``: what the store remembers is masked in the kept texts too (the
+        # secrets its earlier payloads masked: see ctxmode.secret_memory).
+        if scrub is not None:
+            for call in pending.values():
+                if isinstance(call, list) and len(call) > 1 and isinstance(call[1], str):
+                    call[1] = scrub(call[1])
         _save(path, new_state)
 
     return found, save

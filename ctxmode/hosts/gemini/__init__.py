@@ -390,22 +390,60 @@ SUMMARY_MARK = SUMMARY_OPEN.encode()  # what the BeforeModel entry looks for in 
 RESUME_MARK = "<session_resume"  # the root tag of ctxmode's snapshot
 
 
+# The model turn the CLI puts after the compressed history's first user turn (0.61.0).
+SUMMARY_ACK = "Got it. Thanks for the additional context!"
+CONTEXT_OPEN = "<session_context>"
+CONTEXT_CLOSE = "</session_context>"
+
+
 def find_summary(llm_request: Any) -> tuple[int, str] | None:
     """(index of the message, the summary) of the compression summary in a BeforeModel
-    request, or None. The CLI puts it in the history's first user turn, after the
-    ``<session_context>`` part: ``<state_snapshot>…</state_snapshot>``."""
+    request, or None.
+
+    Accepted only where the CLI puts one after a real compression (gemini-hooks.md,
+    "Compression"): the history's first user turn is the ``<session_context>`` part and
+    the summary, ``<state_snapshot>…</state_snapshot>``, and nothing else (the snapshot
+    a hook appended to it aside), and the model turn after it is the CLI's own
+    acknowledgement. A ``<state_snapshot>`` the user typed into a prompt is a prompt: in
+    the first turn it follows the context part too, but no acknowledgement follows it.
+    """
     messages = _dict(llm_request).get("messages")
     if not isinstance(messages, list):
         return None
     for index, message in enumerate(messages[:2]):
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
-        content = _str(message.get("content"))
-        start = content.find(SUMMARY_OPEN)
-        end = content.find(SUMMARY_CLOSE, start)
-        if start != -1 and end != -1:
-            return index, content[start : end + len(SUMMARY_CLOSE)]
+        found = _summary_turn(_str(message.get("content")))
+        if found is None:
+            continue
+        after = messages[index + 1] if index + 1 < len(messages) else None
+        if (
+            isinstance(after, dict)
+            and after.get("role") == "model"
+            and _str(after.get("content")).strip() == SUMMARY_ACK
+        ):
+            return index, found
+        return None
     return None
+
+
+def _summary_turn(content: str) -> str | None:
+    """The summary when ``content`` is the context part and a summary alone, else None."""
+    text = content.lstrip()
+    if text.startswith(CONTEXT_OPEN):
+        end = text.find(CONTEXT_CLOSE)
+        if end == -1:
+            return None
+        text = text[end + len(CONTEXT_CLOSE) :].lstrip()
+    if not text.startswith(SUMMARY_OPEN):
+        return None
+    close = text.find(SUMMARY_CLOSE)
+    if close == -1:
+        return None
+    rest = text[close + len(SUMMARY_CLOSE) :].strip()
+    if rest and not (rest.startswith(RESUME_MARK) and rest.endswith("</session_resume>")):
+        return None  # more typed after it: a prompt, not the CLI's summary turn
+    return text[: close + len(SUMMARY_CLOSE)]
 
 
 def before_model_output(llm_request: Any, snapshot: str) -> bytes:
