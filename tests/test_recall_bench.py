@@ -130,6 +130,24 @@ def test_the_public_questions_are_well_formed() -> None:
     assert all(len(q.answer) <= 120 and q.keyword != q.natural for q in questions)
 
 
+def test_the_held_out_questions_are_well_formed() -> None:
+    # The held-out set (sessions the tuning never saw) follows the public set's rules.
+    folder = REPO / "benchmarks" / "data" / "recall_heldout"
+    questions = recall.load_questions(folder / "questions.jsonl")
+    sessions = {m["session"] for m in json.loads((folder / "manifest.json").read_text())}
+    public = {
+        m["session"]
+        for m in json.loads((folder.parent / "recall_public" / "manifest.json").read_text())
+    }
+    assert len(questions) >= 80
+    assert len({q.id for q in questions}) == len(questions)
+    assert {q.session for q in questions} == sessions
+    assert not sessions & public
+    for q in questions:
+        assert len(q.answer) <= 120 and q.keyword != q.natural, q.id
+        assert 2 <= len(q.keyword.split()) <= 6, q.id
+
+
 def test_a_line_that_is_not_a_question_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "q.jsonl"
     path.write_text('{"id": "x"}\n')
