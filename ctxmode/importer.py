@@ -415,7 +415,9 @@ def import_file(
         totals.files += 1
         totals.bytes += size - start
         run = FileRun(
-            before or store_imports.Progress(item.path), _boundaries_before(item.reader, fh, start), masking
+            before or store_imports.Progress(item.path),
+            _boundaries_before(item.reader, fh, start),
+            masking,
         )
         pos = start
         window = WINDOW

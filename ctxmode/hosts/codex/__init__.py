@@ -206,7 +206,7 @@ def session_files(root: str, session_ids: list[str]) -> list[str]:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
-    found = []
+    found: list[str] = []
     for sid in session_ids:
         state = os.path.basename(codex_rollout.state_path(root, sid))
         found.extend(
