@@ -24,12 +24,13 @@ Gemini CLI (``gemini -p``, ``--approval-mode yolo``):
 3. "tour": ``echo tour-ok``, ``echo tour-fail >&2; exit 3``, read_file of a missing file.
 
 Written (``tests/fixtures/<client>-<version>/history/``): the client's files as they lie
-under its home (``codex/sessions/YYYY/MM/DD/rollout-*.jsonl``; ``gemini/tmp/<project>/chats/
-session-*.jsonl`` and ``gemini/projects.json``), ``hooks.jsonl`` (``{"event", "lines",
+under its home (``codex/sessions/YYYY/MM/DD/rollout-*.jsonl``; ``gemini/tmp/<project>/``
+with ``chats/session-*.jsonl`` and ``.project_root``, and ``gemini/projects.json``), ``hooks.jsonl`` (``{"event", "lines",
 "payload"}`` in the order the hooks ran), ``sessions.json`` (scenario → session id). The
 temp project becomes ``/tmp/proj``, the temp HOME ``/tmp/home``; Codex's instructions
 (``base_instructions`` and the developer messages, ~70 KB a session, never read) are
-replaced by their length.
+replaced by their length; the interpreter a command's output names becomes
+``/usr/bin/python3``.
 
 Usage: scripts/record_history.py codex|gemini [OUT_DIR]
 """
@@ -111,6 +112,19 @@ def _scrub(text: str, base: Path) -> str:
     return text
 
 
+def _scrub_python(text: str) -> str:
+    """The interpreters a command's output names (``python3`` in a shell) → /usr/bin/python3."""
+    found = subprocess.run(
+        ["python3", "-c", "import sys; print(sys.executable)"],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    pythons = {sys.executable, shutil.which("python3") or "", found} - {""}
+    pythons |= {os.path.realpath(p) for p in pythons}
+    for python in sorted(pythons, key=len, reverse=True):
+        text = text.replace(python, "/usr/bin/python3")
+    return text
+
+
 def _slim_codex(line: str) -> str:
     """A rollout line with Codex's instructions replaced by their length (never read)."""
     record = json.loads(line)
@@ -143,7 +157,7 @@ def _wrapped(wrapper: Path, out: Path, event: str, command: str) -> str:
 def _hooks(hooks_file: Path, base: Path) -> list[dict[str, Any]]:
     found = []
     for line in hooks_file.read_text().splitlines():
-        record = json.loads(_scrub(line, base))
+        record = json.loads(_scrub_python(_scrub(line, base)))
         payload = record["payload"]
         if isinstance(payload, dict):
             payload.pop("transcript_path", None)  # the tests name the file where they put it
@@ -234,14 +248,14 @@ def record_codex(out_dir: Path) -> list[str]:
             third = run_codex(install, api.base_url, "Take the tour.", cwd=proj, env=env)
             _check_codex(third)
             sessions["tour"] = third.session_id
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
+        shutil.rmtree(out_dir / "codex", ignore_errors=True)  # its README stays
         written: list[str] = []
         for path in sorted((codex_home / "sessions").rglob("rollout-*.jsonl")):
             rel = path.relative_to(codex_home)
             target = out_dir / "codex" / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            lines = [_slim_codex(_scrub(line, base)) for line in path.read_text().splitlines()]
+            text = _scrub_python(_scrub(path.read_text(), base))
+            lines = [_slim_codex(line) for line in text.splitlines()]
             target.write_text("".join(line + "\n" for line in lines))
             written.append(str(target.relative_to(out_dir)))
         _write_common(out_dir, _hooks(hooks_out, base), sessions, written)
@@ -335,26 +349,15 @@ def record_gemini(out_dir: Path) -> list[str]:
             third = run_gemini(install, api.base_url, "take the tour", cwd=proj, env=env)
             _check_gemini(third)
             sessions["tour"] = third.session_id
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
+        shutil.rmtree(out_dir / "gemini", ignore_errors=True)  # its README stays
         written: list[str] = []
         gemini_home = home / ".gemini"
-        chats = sorted((gemini_home / "tmp").rglob("chats/*.jsonl"))
-        for path in chats:
-            rel = path.relative_to(gemini_home)
-            target = out_dir / "gemini" / rel
+        kept = sorted(p for p in (gemini_home / "tmp").rglob("*") if p.is_file())
+        for path in [*kept, gemini_home / "projects.json"]:
+            target = out_dir / "gemini" / path.relative_to(gemini_home)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(_scrub(path.read_text(), base))
+            target.write_text(_scrub_python(_scrub(path.read_text(), base)))
             written.append(str(target.relative_to(out_dir)))
-        for name in ("projects.json",):
-            if (gemini_home / name).exists():
-                target = out_dir / "gemini" / name
-                target.write_text(_scrub((gemini_home / name).read_text(), base))
-                written.append(str(target.relative_to(out_dir)))
-        extra = sorted(
-            str(p.relative_to(gemini_home)) for p in (gemini_home / "tmp").rglob("*") if p.is_file()
-        )
-        (out_dir / "tree.txt").write_text("".join(f"{p}\n" for p in extra))
         _write_common(out_dir, _hooks(hooks_out, base), sessions, written)
     return written
 
