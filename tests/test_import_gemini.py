@@ -52,7 +52,7 @@ def chat_of(home: Path, session_id: str) -> Path:
 
 
 def run_import(home: Path, *args: str) -> dict[str, Any]:
-    result = cli("import", "--json", *args, env={"HOME": str(home)})
+    result = cli("import", "--json", *args, env={"GEMINI_CLI_HOME": str(home)})
     assert result.exit_code == 0, result.output
     return dict(json.loads(result.output))
 
@@ -103,7 +103,10 @@ def test_import_makes_the_events_the_hooks_made(tmp_path: Path, project: Path) -
     assert len(hooked) > 12, hooked
 
     result = cli(
-        "import", "--json", "--all", env={"HOME": str(home), "CTXMODE_HOME": str(imported_root)}
+        "import",
+        "--json",
+        "--all",
+        env={"GEMINI_CLI_HOME": str(home), "CTXMODE_HOME": str(imported_root)},
     )
     summary = json.loads(result.output)
     assert sorted(events(imported_root)) == sorted(hooked)
@@ -203,7 +206,7 @@ def test_small_windows_make_the_same_store(
     window: int, tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = gemini_home(tmp_path, project)
-    env = {"HOME": str(home), "CTXMODE_HOME": str(tmp_path / "whole")}
+    env = {"GEMINI_CLI_HOME": str(home), "CTXMODE_HOME": str(tmp_path / "whole")}
     cli("import", "--all", env=env)
     monkeypatch.setattr(importer, "WINDOW", window)
     env["CTXMODE_HOME"] = str(tmp_path / "windowed")
@@ -218,7 +221,9 @@ def test_small_windows_make_the_same_store(
 
 def test_a_grown_chat_is_read_on(tmp_path: Path, project: Path) -> None:
     whole = gemini_home(tmp_path / "a", project)
-    cli("import", "--all", env={"HOME": str(whole), "CTXMODE_HOME": str(tmp_path / "r1")})
+    cli(
+        "import", "--all", env={"GEMINI_CLI_HOME": str(whole), "CTXMODE_HOME": str(tmp_path / "r1")}
+    )
     expected = sorted(events(tmp_path / "r1"))
     home = gemini_home(tmp_path / "b", project)
     path = chat_of(home, session_ids()["ledger"])
@@ -226,7 +231,7 @@ def test_a_grown_chat_is_read_on(tmp_path: Path, project: Path) -> None:
     cut = data.index(b'"name":"run_shell_command"')  # a call with its result: the line's
     cut = data.rindex(b"\n", 0, cut) + 1  # start: cut before it
     path.write_bytes(data[:cut])
-    env = {"HOME": str(home), "CTXMODE_HOME": str(tmp_path / "r2")}
+    env = {"GEMINI_CLI_HOME": str(home), "CTXMODE_HOME": str(tmp_path / "r2")}
     first = json.loads(cli("import", "--all", "--json", env=env).output)
     assert first["events_added"] > 0
     path.write_bytes(data)
@@ -244,7 +249,7 @@ def test_a_chat_is_claimed_by_gemini_not_by_claude_code(tmp_path: Path, project:
 
 def test_project_finds_its_chats(tmp_path: Path, project: Path) -> None:
     home = gemini_home(tmp_path, project)
-    env = {"HOME": str(home), "CTXMODE_HOME": str(tmp_path / "root")}
+    env = {"GEMINI_CLI_HOME": str(home), "CTXMODE_HOME": str(tmp_path / "root")}
     assert (
         json.loads(cli("import", "--json", "--project", str(tmp_path), env=env).output)["files"]
         == 0

@@ -56,8 +56,9 @@ ROOT_FILE = ".project_root"
 
 
 def gemini_dir(env: Mapping[str, str]) -> str:
-    """``~/.gemini`` (HOME from ``env``; 0.61.0 reads no other variable for it)."""
-    home = env.get("HOME") or os.path.expanduser("~")
+    """``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini`` (HOME from ``env``): where
+    ``ctxmode install --host gemini`` finds the CLI's user folder too."""
+    home = env.get(gemini.USER_DIR_ENV, "").strip() or env.get("HOME") or os.path.expanduser("~")
     return os.path.join(home, ".gemini")
 
 
