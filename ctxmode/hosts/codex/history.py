@@ -88,16 +88,17 @@ def rollout_files(where: str) -> list[str]:
     return found
 
 
-def _meta(path: str, limit: int = 1024 * 1024) -> dict[str, Any] | None:
-    """The ``session_meta`` payload heading a rollout file, or None."""
+def _meta(path: str, limit: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
+    """The ``session_meta`` payload heading a rollout file, or None (its first lines only:
+    the record opens the file, and its instructions make it tens of KB)."""
     import orjson
 
     try:
         with open(path, "rb") as fh:
-            head = fh.read(limit)
+            lines = [fh.readline(limit) for _ in range(3)]
     except OSError:
         return None
-    for line in head.split(b"\n")[:4]:
+    for line in lines:
         if b'"session_meta"' not in line:
             continue
         try:
