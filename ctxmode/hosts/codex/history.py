@@ -309,7 +309,9 @@ def read(
 
 
 def _trigger(item: dict[str, Any]) -> str:
-    """``manual`` when a turn was started to compact (the TUI's /compact), else ""."""
+    """``manual`` when a turn was started to compact, else "" (then ``auto``: ``codex
+    exec`` compacts only so; the TUI's /compact was not run here, its turn's
+    ``turn_trigger`` naming it is an assumption)."""
     attribution = item.get("turn_attribution")
     trigger = _s(attribution.get("turn_trigger")) if isinstance(attribution, dict) else ""
     return "manual" if "compact" in trigger else ""
