@@ -219,6 +219,12 @@ def read(
         if not line.strip():
             marks.append((pos, 0, ""))
             continue
+        if _bulk(line):
+            # Most of a rollout is bookkeeping (token counts, world states): passed over
+            # without parsing, its time taken from the line's head.
+            marks.append((pos, 0, ""))
+            _times(chunk, _head_time(line))
+            continue
         try:
             record = loads(line)
         except ValueError:
@@ -306,6 +312,26 @@ def read(
             chunk.unknown += 1
             chunk.unknown_types[unknown] = chunk.unknown_types.get(unknown, 0) + 1
     return chunk
+
+
+_BULK = (b'"type":"world_state"', b'"type":"token_usage_record"', b'"type":"event_msg"')
+TIME_HEAD = b'{"timestamp":"'
+
+
+def _bulk(line: bytes) -> bool:
+    """A record read for nothing but its time: all but ``task_started`` of the events,
+    world states, token records (their type heads the line, after the time)."""
+    head = line[:120]
+    if not any(kind in head for kind in _BULK):
+        return False
+    return b'"task_started"' not in line[:240]
+
+
+def _head_time(line: bytes) -> str:
+    if not line.startswith(TIME_HEAD):
+        return ""
+    end = line.find(b'"', len(TIME_HEAD), 80)
+    return line[len(TIME_HEAD) : end].decode("ascii", "replace") if end != -1 else ""
 
 
 def _trigger(item: dict[str, Any]) -> str:
