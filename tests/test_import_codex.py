@@ -175,9 +175,14 @@ def test_the_calls_of_a_session(tmp_path: Path, project: Path, data_root: Path) 
         ("tests/test_reconcile.py", "create"),
     ]
     assert [d["path"] for d in data_of(data_root, sid, "file_edit")] == ["src/ledger/reconcile.py"]
-    todos = data_of(data_root, sid, "todo_write") or data_of(data_root, sid, "task_create")
-    assert todos, [r[1] for r in events(data_root, sid)]
-    assert "Add the reconcile helper" in json.dumps(todos)
+    plans = [
+        [(t["content"], t["status"]) for t in d["todos"]]
+        for d in data_of(data_root, sid, "todo_write")
+    ]
+    assert plans == [
+        [("Add the reconcile helper", "in_progress"), ("Make its test pass", "pending")],
+        [("Add the reconcile helper", "completed"), ("Make its test pass", "completed")],
+    ], plans
     calls = [(d["command"], d.get("exit")) for d in data_of(data_root, sid, "shell_call")]
     assert calls == [
         ('git add -A && git commit -q -m "Reconcile ledger totals" && git log -1 --format=%s', 0),
