@@ -425,3 +425,32 @@ def test_the_reader_needs_no_codex_home(tmp_path: Path) -> None:
     """The folder comes from CODEX_HOME, else HOME's .codex."""
     assert rollouts.folder({"CODEX_HOME": "/x/c"}) == os.path.join("/x/c", "sessions")
     assert rollouts.folder({"HOME": "/h"}) == os.path.join("/h", ".codex", "sessions")
+
+
+def test_the_command_as_a_process_reads_every_clients_history(
+    tmp_path: Path, project: Path, data_root: Path
+) -> None:
+    """``ctxmode import --all`` run as a process: Codex's rollouts and Gemini's chats (the
+    recorded ones, moved into one project) land in that project's one store."""
+    import subprocess
+    import sys
+
+    from tests import test_import_gemini
+
+    codex = codex_home(tmp_path, project)
+    gemini = test_import_gemini.gemini_home(tmp_path / "g", project)
+    env = {
+        **os.environ,
+        "CODEX_HOME": str(codex),
+        "GEMINI_CLI_HOME": str(gemini),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "no-claude"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxmode", "import", "--all", "--json"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["files"], summary["sessions"], summary["stores"]) == (4, 4, 1), summary
+    clients = store_rows(data_root, "SELECT client, COUNT(*) FROM session_meta GROUP BY 1")
+    assert clients == [("codex", 2), ("gemini", 2)]
