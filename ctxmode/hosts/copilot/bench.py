@@ -31,8 +31,11 @@ SESSION_FIELDS: dict[str, Any] = {
     "cwd": "@PROJECT@",
 }
 # Copilot CLI 1.0.102's payloads (tests/fixtures/copilot-cli-1.0.102/), the command numbered.
+# Copilot's payloads name no event (the shim does); ``hook_event_name`` names it for the
+# bench's own checks, and the parse ignores it.
 PAYLOADS: dict[str, dict[str, Any]] = {
     "copilot_bash": {
+        "hook_event_name": "postToolUse",
         **SESSION_FIELDS,
         "toolName": "bash",
         "toolArgs": {"command": "pytest tests/test_ledger_@N@.py", "description": "run tests"},
@@ -41,7 +44,11 @@ PAYLOADS: dict[str, dict[str, Any]] = {
             "textResultForLlm": "1 failed in 0.02s\n<shellId: 3 completed with exit code 1>",
         },
     },
-    "copilot_prompt": {**SESSION_FIELDS, "prompt": "fix the ledger rounding, step @N@"},
+    "copilot_prompt": {
+        "hook_event_name": "userPromptSubmitted",
+        **SESSION_FIELDS,
+        "prompt": "fix the ledger rounding, step @N@",
+    },
 }
 _PYTHON: list[str | None] = [None]  # the interpreter of the commands measured (commands)
 
@@ -64,6 +71,7 @@ def prepare(project: str, scratch: str, session: str, wanted: Set[str]) -> dict[
 
     command = f"{shell_quote(program(_PYTHON[0]))} search --project {shell_quote(project)} ledger"
     request = {
+        "hook_event_name": "permissionRequest",
         "hookName": "permissionRequest",
         **SESSION_FIELDS,
         "sessionId": session,
