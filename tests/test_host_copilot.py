@@ -71,7 +71,7 @@ def hook(event: str, payload: dict[str, Any] | bytes, project: Path) -> bytes:
     return proc.stdout
 
 
-def replay(project: Path, skip: tuple[str, ...] = ()) -> list[tuple[str, str, bytes]]:
+def replay(project: Path, skip: tuple[tuple[str, str], ...] = ()) -> list[tuple[str, str, bytes]]:
     """The recorded session through the installed hooks: (run, event, stdout)."""
     out = []
     for record in records():
