@@ -16,7 +16,9 @@ Runs (``copilot -p``, in a git repository):
    a permissionRequest, denied in prompt mode), final text.
 
 Written: ``stream.jsonl``, every hook call in order (``{"run", "event", "payload"}``);
-``tools.print.json``, the tools the model requests declared (prompt mode). The temp
+``tools.print.json``, the tools the model requests declared (prompt mode);
+``events.jsonl``, the session's own history as Copilot kept it
+(``~/.copilot/session-state/<id>/events.jsonl``, the system prompt replaced by its size). The temp
 project becomes ``/home/dev/project`` and the temp HOME ``/home/dev``.
 
 Usage: scripts/record_copilot_fixtures.py [OUT_DIR]  (default tests/fixtures/copilot-cli-<version>/)
@@ -140,6 +142,16 @@ def record(out: Path) -> None:
                 text = text.replace(str(project), PROJECT_AS).replace(str(home), HOME_AS)
                 (out / "stream.jsonl").open("a", encoding="utf-8").write(text + "\n")
         (out / "tools.print.json").write_text(json.dumps(sorted(tools), indent=2) + "\n")
+        history = home / ".copilot" / "session-state" / str(session) / "events.jsonl"
+        kept = []
+        for line in history.read_text().splitlines():
+            record = json.loads(line)
+            if record.get("type") == "system.message":  # the CLI's system prompt: its size
+                content = record["data"].get("content", "")
+                record["data"]["content"] = f"[{len(content)} characters]"
+            text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+            kept.append(text.replace(str(project), PROJECT_AS).replace(str(home), HOME_AS))
+        (out / "events.jsonl").write_text("\n".join(kept) + "\n")
 
 
 def main(argv: list[str]) -> int:
