@@ -141,7 +141,7 @@ class Run:
 
     def describe(self) -> str:
         return (
-            f"$ copilot {' '.join(self.args)}\nexit={self.returncode} in {self.seconds:.1f}s\n"
+            f"$ copilot {' '.join(self.args)[:300]}\nexit={self.returncode} in {self.seconds:.1f}s\n"
             f"stderr: {self.stderr[-3000:]}\nstdout (tail): {self.stdout[-1500:]}"
         )
 

@@ -135,6 +135,7 @@ class CopilotWorld:
         *,
         resume: str | None = None,
         flags: tuple[str, ...] = ("--allow-all-tools",),
+        max_prompt_tokens: int | None = None,
     ) -> copilot_cli.Run:
         assert self.api is not None
         run = copilot_cli.run_copilot(
@@ -145,6 +146,7 @@ class CopilotWorld:
             env=self.env(),
             resume=resume,
             flags=flags,
+            max_prompt_tokens=max_prompt_tokens,
         )
         assert run.returncode == 0, run.describe()
         return run
@@ -247,6 +249,38 @@ def test_copilot_session_compacts_and_gets_its_snapshot_once_under_default_permi
     resumes = [r for s in _sessions(world.dump(proj)) for r in s.get("resumes") or []]  # type: ignore[union-attr]
     compact = [r for r in resumes if r.get("kind") == "compact"]
     assert len(compact) == 1 and compact[0].get("consumed") in (1, True), resumes
+    assert world.log_errors() == []
+
+
+def test_an_automatic_compaction_hands_over_one_snapshot(world: CopilotWorld) -> None:
+    """A small context window (COPILOT_PROVIDER_MAX_PROMPT_TOKENS) and a long prompt: Copilot
+    compacts on its own (preCompact, trigger auto); the next run's model gets the snapshot
+    once."""
+    proj = world.e2e.project("auto")
+    (proj / "src" / "ledger").mkdir(parents=True)
+    api = world.serve(ledger_steps(proj), "copilot-auto.jsonl")
+    world.run("please fix the ledger module", proj)
+    session = world.session_id()
+    seen = len(api.requests)
+    api.script = Steps(final="Read it.", is_compaction=is_compaction)
+    # Varied words: a tokenizer packs a repeated letter into few tokens.
+    # Sized so that the history crosses Copilot's threshold and the prompt alone still fits.
+    long = " ".join(f"entry{i} amount{i * 7} account{i * 13}" for i in range(1200))
+    world.run("Here is the ledger dump: " + long, proj, resume=session, max_prompt_tokens=24000)
+    assert any(is_compaction(r) for r in api.requests[seen:]), "Copilot did not compact"
+    resumes = [r for s in _sessions(world.dump(proj)) for r in s.get("resumes") or []]  # type: ignore[union-attr]
+    compact = [r for r in resumes if r.get("kind") == "compact"]
+    assert len(compact) == 1, resumes
+    seen = len(api.requests)
+    api.script = Steps(final="Carried on.", is_compaction=is_compaction)
+    world.run("carry on", proj, resume=session)
+    later = api.requests[seen:]
+    found = RESUME_RE.findall("\n".join(later[0].texts()))
+    assert len(found) == 1, "\n".join(later[0].texts())[:3000]
+    assert FILE in found[0] and FAILING in found[0], found[0]
+    resumes = [r for s in _sessions(world.dump(proj)) for r in s.get("resumes") or []]  # type: ignore[union-attr]
+    compact = [r for r in resumes if r.get("kind") == "compact"]
+    assert [r.get("consumed") in (1, True) for r in compact] == [True], resumes
     assert world.log_errors() == []
 
 
