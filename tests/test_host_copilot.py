@@ -232,3 +232,23 @@ def test_disabled_permission_hook_allows_nothing(project: Path) -> None:
         check=False,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+
+
+def test_an_oversized_create_still_records_its_file(project: Path) -> None:
+    """A payload past the parse limit: its head still names the session and the file."""
+    from ctxmode import payload as payload_mod
+
+    (record,) = [
+        r["payload"]
+        for r in records()
+        if r["event"] == "postToolUse" and r["payload"]["toolName"] == "create"
+    ]
+    big = moved(record, project)
+    big["toolArgs"] = {
+        "path": big["toolArgs"]["path"],
+        "file_text": "x" * payload_mod.MAX_PARSE_BYTES,
+    }
+    assert hook("postToolUse", big, project) == b""
+    (session,) = dump(project)["sessions"]
+    writes = [e for e in session["events"] if e["type"] == "file_write"]
+    assert [w["data"]["path"] for w in writes] == [FILE], session["events"]
