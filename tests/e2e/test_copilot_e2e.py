@@ -284,6 +284,32 @@ def test_an_automatic_compaction_hands_over_one_snapshot(world: CopilotWorld) ->
     assert world.log_errors() == []
 
 
+def test_the_repository_scope_runs_only_in_a_trusted_folder(world: CopilotWorld) -> None:
+    """``install --project DIR`` writes .github/hooks/ctxmode.json: Copilot runs it only once
+    the folder is trusted (here ``--trust-folder``, one prompt-mode run)."""
+    world.ctxmode("uninstall", "--host", "copilot")  # the user scope's hooks: out of the way
+    proj = world.e2e.project("repo-scope")
+    out = world.ctxmode("install", "--host", "copilot", "--project", str(proj))
+    assert "only in a folder it trusts" in out.stdout + out.stderr, out
+    world.serve(Steps(final="Hi."), "copilot-repo.jsonl")
+    world.run("hello", proj)
+    untrusted = subprocess.run(
+        [str(world.e2e.ctx.ctxmode), "dump", "--json", "--project", str(proj)],
+        env=world.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "nothing has been recorded" in untrusted.stderr, untrusted  # no hook ran
+    world.run("hello again", proj, flags=("--allow-all-tools", "--trust-folder"))
+    prompts = [
+        _data(e).get("text") for e in _events(world.dump(proj)) if e.get("type") == "user_prompt"
+    ]
+    assert prompts == ["hello again"], prompts
+    assert world.log_errors() == []
+
+
 def test_copilot_and_claude_code_share_the_repository_memory(world: CopilotWorld) -> None:
     """Claude Code's end snapshot reaches a new Copilot session (sessionStart's context, its
     own user message), and Copilot's end snapshot a new Claude Code session."""
