@@ -79,8 +79,9 @@ def claims(path: str) -> bool:
     return bool(head_cwd(path)[1])
 
 
-def head_cwd(path: str, limit: int = 64 * 1024) -> tuple[str, str]:
-    """``(cwd, session id)`` of the file's ``session.start`` record."""
+def head_cwd(path: str, limit: int = 16 * 1024) -> tuple[str, str]:
+    """``(cwd, session id)`` of the file's ``session.start`` record (its first line: a
+    short read, as doctor reads every session's head)."""
     import orjson
 
     try:
