@@ -118,6 +118,7 @@ def mask(text: str) -> str:
     text = text.replace(os.environ["CTXMODE_HOME"], "<data>")
     text = text.replace(os.environ["CODEX_HOME"], "<codex-home>")
     text = text.replace(os.environ["GEMINI_CLI_HOME"], "<gemini-home>")
+    text = text.replace(os.environ["COPILOT_HOME"], "<copilot-home>")
     text = re.sub(r"/\S*/proj\b", "<project>", text)
     text = re.sub(r"Python \d+\.\d+\.\d+", "Python <v>", text)
     text = re.sub(r"(ctxmode|doctor) \d+\.\d+\.\d+[\w.+-]*", r"\1 <v>", text)
@@ -175,7 +176,7 @@ def test_healthy_install_is_all_ok(
         "\n"
         "Transcripts not imported\n"
         "  ok    transcripts   no transcripts of this project in ~/.claude/projects, "
-        "<codex-home>/sessions, <gemini-home>/.gemini/tmp\n"
+        "<codex-home>/sessions, <gemini-home>/.gemini/tmp, <copilot-home>/session-state\n"
         "\n"
         "13 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )
