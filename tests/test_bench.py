@@ -337,12 +337,14 @@ def test_bench_json_reports_every_hook_and_the_floor(
     codex = {CODEX + "PostToolUse", CODEX + "UserPromptSubmit"}
     background = {claude_bench.BACKGROUND + "PostToolUse"}
     gemini = {gemini_bench.GEMINI + "BeforeModel", gemini_bench.GEMINI + "AfterTool"}
+    qwen = {"qwen:PostToolUseFailure", "qwen:UserPromptSubmit"}
     assert {hook["event"] for hook in report["hooks"]} == {
         *SHIMS,
         claude_bench.STATUS_LINE,
         *codex,
         *background,
         *gemini,
+        *qwen,
     }
     # Both capture modes: the foreground command, and the same run in the background.
     by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}

@@ -12,6 +12,7 @@ from types import ModuleType
 
 import pytest
 
+from ctxmode import hosts
 from ctxmode.cli import commands
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,18 +79,22 @@ def test_the_check_sees_options_the_prose_gets_wrong() -> None:
         "`ctxmode search --frobnicate x`; `ctxmode show-snapshot --kind end`.\n"
     )
     problems = [p.split(": ", 1)[1] for p in docs.option_problems(DOCS / "probe.md", text)]
+    # The values and hosts the registry knows (a new host adds itself here).
+    values = "|".join(hosts.options())
+    later = ", ".join(o for o in hosts.options() if o not in ("claude", "codex"))
     assert problems == [
         "`ctxmode dump [--since ISO] [--client claude|codex]`: --since ISO: the option's "
         "placeholder is WHEN",
         "`ctxmode dump [--since ISO] [--client claude|codex]`: --client claude|codex: the "
-        "values are claude|codex|gemini",
+        f"values are {values}",
         "`ctxmode search --frobnicate x`: ctxmode search has no option --frobnicate",
-        "`--client claude|codex`: --client claude|codex: the values are claude|codex|gemini",
-        "names --host codex but not gemini",
+        f"`--client claude|codex`: --client claude|codex: the values are {values}",
+        f"names --host codex but not {later}",
     ]
+    hosts_named = ", ".join(f"`--host {o}`" for o in hosts.options() if o != "claude")
     right = (
-        "# Probe\n\n```sh\nctxmode dump [--since WHEN] [--client claude|codex|gemini]\n```\n\n"
-        "`--host codex`, `--host gemini`; `ctxmode show-snapshot --kind end`.\n"
+        f"# Probe\n\n```sh\nctxmode dump [--since WHEN] [--client {values}]\n```\n\n"
+        f"{hosts_named}; `ctxmode show-snapshot --kind end`.\n"
     )
     assert docs.option_problems(DOCS / "probe.md", right) == []
 
