@@ -13,8 +13,10 @@ stdin closed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -194,3 +196,75 @@ def run_qwen(
             f"\n[timed out after {timeout}s]"
         )
     return Run(args, code, out, err, time.monotonic() - started)
+
+
+@dataclass
+class StreamRun:
+    returncode: int
+    lines: list[dict[str, Any]]
+    stderr: str
+
+    def describe(self) -> str:
+        tail = "\n".join(json.dumps(line)[:300] for line in self.lines[-6:])
+        return f"exit={self.returncode}\nstderr: {self.stderr[-2000:]}\n{tail}"
+
+
+def run_qwen_stream(
+    install: QwenInstall,
+    base_url: str,
+    prompt: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    flags: tuple[str, ...] = (),
+    timeout: float = 120,
+) -> StreamRun:
+    """``qwen --input-format stream-json --output-format stream-json FLAGS`` with one user
+    message: headless, but in the approval mode the flags give (the default one unless
+    they name another) with the tools that mode offers interactively. A call no rule
+    allows waits for an answer nobody gives: the run is then stopped at ``timeout``
+    (its group killed; returncode -9)."""
+    import threading
+
+    args = ["--input-format", "stream-json", "--output-format", "stream-json", *flags]
+    run_env = dict(env)
+    run_env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="offline-dummy-key", OPENAI_MODEL=MODEL)
+    with tempfile.TemporaryFile(mode="w+") as errors:
+        proc = subprocess.Popen(
+            [str(install.executable), *args],
+            cwd=cwd,
+            env=run_env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            # Its own process group: the launcher relaunches the CLI as a child, which
+            # holds stdout; stopping the run stops the group.
+            start_new_session=True,
+        )
+
+        def stop() -> None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout, stop)
+        timer.start()
+        lines: list[dict[str, Any]] = []
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            message = {"type": "user", "message": {"role": "user", "content": prompt}}
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.close()
+            for raw in proc.stdout:
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(line, dict):
+                    lines.append(line)
+            proc.wait()
+        finally:
+            timer.cancel()
+        errors.seek(0)
+        err = errors.read()
+    return StreamRun(proc.returncode, lines, err)
