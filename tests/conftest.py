@@ -86,6 +86,8 @@ def _isolated_data_root(
     # Nor the user's ~/.gemini (GEMINI_CLI_HOME is the home Gemini CLI and ctxmode take
     # .gemini from).
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path_factory.mktemp("gemini-home")))
+    # Nor the user's ~/.qwen: QWEN_HOME would name another folder than HOME's.
+    monkeypatch.delenv("QWEN_HOME", raising=False)
     for name in list(os.environ):
         if name.startswith(("CLAUDE_", "CLAUDECODE")) or name == "CTXMODE_DISABLE":
             monkeypatch.delenv(name, raising=False)
