@@ -23,7 +23,8 @@ Written: the first payload of each kind, ``<Event>[.<source|trigger>][.<tool>[.<
 ``requests.jsonl``, every request (``{"run", "body"}``, system prompt and tool declarations
 replaced by their sizes); ``tools.yolo.json`` and ``tools.default.json``: the tools declared
 and the deferred ones (reachable through tool_search/tool_call) of each mode;
-``_hook_env.json``, per fixture the hook's cwd and QWEN*/CLAUDE* variables. The temp project
+``_hook_env.json``, per fixture the hook's cwd and QWEN*/CLAUDE* variables;
+``chats/<session>.jsonl``, Qwen's own history of each session. The temp project
 becomes ``/home/dev/project`` and the temp HOME ``/home/dev``; ids and times stay.
 
 Usage: scripts/record_qwen_fixtures.py [OUT_DIR]  (default tests/fixtures/qwen-code-<version>/)
@@ -136,7 +137,7 @@ def _scrub(text: str, base: Path) -> str:
         text = text.replace(prefix + "/project", "/home/dev/project")
         text = text.replace(prefix + "/home", "/home/dev")
         # Qwen's per-project folder name: the path with "/" as "-".
-        mangled = (prefix + "/project").replace("/", "-")
+        mangled = "".join(c if c.isascii() and c.isalnum() else "-" for c in prefix + "/project")
         text = text.replace(mangled, "-home-dev-project")
     pythons = {sys.executable, shutil.which("python3") or sys.executable, _shell_python()}
     pythons |= {os.path.realpath(p) for p in pythons}
@@ -295,6 +296,13 @@ def record(out_dir: Path) -> list[str]:
             body = _slim(json.loads(_scrub(json.dumps(req.body), base)))
             lines.append(json.dumps({"run": run, "body": body}))
         (out_dir / "requests.jsonl").write_text("\n".join(lines) + "\n")
+        # Qwen's own history of the sessions (``~/.qwen/projects/<path>/chats/<id>.jsonl``),
+        # for the import of it: ``chats/<id>.jsonl``.
+        chats = out_dir / "chats"
+        chats.mkdir(exist_ok=True)
+        for chat in sorted((home / ".qwen" / "projects").glob("*/chats/*.jsonl")):
+            (chats / chat.name).write_text(_scrub(chat.read_text(), base))
+            written.append(f"chats/{chat.name}")
         for mode, names in tools.items():
             (out_dir / f"tools.{mode}.json").write_text(json.dumps(names, indent=2) + "\n")
             written.append(f"tools.{mode}.json")

@@ -241,6 +241,11 @@ def from_raw(raw: dict[str, Any], event: str | None) -> HookInput:
     if not isinstance(raw, dict):
         raise payload.PayloadError("payload is not a JSON object")
     name = event or _str(raw.get("hook_event_name")) or None
+    if _str(raw.get("tool_call_id")):
+        # The model's id of the call (``call_…``), which Qwen's chat history keeps too
+        # (``tool_use_id`` is the CLI's own): an import then knows the calls the hooks
+        # captured (hosts.qwen.history).
+        raw = {**raw, "tool_use_id": raw["tool_call_id"]}
     if name in ("PostToolUse", "PostToolUseFailure") and raw.get("tool_name"):
         raw, error = convert(raw)
         name = "PostToolUseFailure" if error is not None else "PostToolUse"
