@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ctxmode.history import Call
 from ctxmode.hosts.qwen import history
 from tests.helpers import cli
 from tests.test_host_qwen import FIXTURES, RECORDED_PROJECT, hook, load, moved
@@ -113,6 +114,6 @@ def test_the_reader_leaves_a_call_without_its_result_for_later() -> None:
     assert chunk.offset < len(head)  # the pending call's line is read again next time
     rest = history.read(data, chunk.offset, boundaries_before=chunk.boundaries)
     first = rest.items[0]
-    assert getattr(first, "inp").tool_name == "write_file"
+    assert isinstance(first, Call) and first.inp.tool_name == "write_file"
     assert history.claims(str(FIXTURES / "chats" / f"{LEDGER}.jsonl"))
     assert not history.claims(str(FIXTURES / "stream.jsonl"))

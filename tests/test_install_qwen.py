@@ -19,7 +19,6 @@ import pytest
 from ctxmode import settings
 from ctxmode.hosts import qwen
 from ctxmode.hosts.claude_code import settings_permissions
-from ctxmode.hosts.qwen import install as qwen_config
 from ctxmode.hosts.qwen import proof as qwen_proof
 from tests.helpers import cli
 from tests.hooktools import REPO
