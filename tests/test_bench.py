@@ -559,12 +559,14 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "codex_bash",
         "codex_patch",
         "gemini_shell",
+        "qwen_shell_failed",
+        "qwen_prompt",
     ]
     assert set(order) == set(bundle["payloads"]) - {"statusline"}
     for n, name in enumerate(order):
         data = bench.render(bundle["payloads"][name], str(project), "imports-session", n)
         event = json.loads(data)["hook_event_name"]
-        host = name.split("_")[0] if name.startswith(("codex_", "gemini_")) else None
+        host = name.split("_")[0] if name.startswith(("codex_", "gemini_", "qwen_")) else None
         if host == "gemini":
             event = {"AfterTool": "PostToolUse"}[event]  # the shim Gemini's AfterTool runs
         command = hook_command(event, host=host)
