@@ -172,7 +172,7 @@ def test_healthy_install_is_all_ok(
         "  ok    hook log      no errors or warnings in the last 24 h\n"
         "\n"
         "Transcripts not imported\n"
-        "  ok    transcripts   no transcripts of this project in ~/.claude/projects\n"
+        "  ok    transcripts   no transcripts of this project in ~/.claude/projects, ~/.qwen/projects\n"
         "\n"
         "13 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )
