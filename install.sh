@@ -12,6 +12,8 @@
 #                                 --project DIR: a folder Gemini trusts)
 #   ./install.sh --host copilot   for GitHub Copilot CLI: ~/.copilot/settings.json (--user,
 #                                 or --project DIR: .github/hooks/ctxmode.json, trusted folder)
+#   ./install.sh --host qwen      for Qwen Code: ~/.qwen/settings.json and an allow rule for
+#                                 the lookups (--user, or --project DIR)
 #
 # What it does: finds a real python3 >= 3.10 (not a pyenv/asdf shim: hooks start on
 # every tool call and a shim costs ~10x the interpreter's start-up), creates an

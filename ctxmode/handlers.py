@@ -757,6 +757,14 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
         if source == "startup":
             store.prune_idle(int(cfg["retention_days"]))  # type: ignore[call-overload]
         own_events = store.event_count(inp.session_id)
+        if source == "compact" and not inp.start_claims_compact:
+            # The next prompt hands it over (on_prompt): made now if PreCompact did not.
+            if own_events and not store.has_unclaimed(inp.session_id, kind="compact"):
+                events = store.session_events(inp.session_id)
+                latest = store.latest_resume(inp.session_id, kind="compact")
+                if latest is None or str(latest["created_at"]) < str(events[-1].created_at):
+                    _save_compact_snapshot(store, inp, cfg, ctx, events)
+            return None
         if source == "compact":
             resume = store.claim_resume(
                 claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
@@ -778,6 +786,8 @@ def on_session_start(inp: HookInput, ctx: Context) -> str | None:
         if source in ("resume", "fork"):
             if own_events:
                 store.discard_unclaimed(inp.session_id, reason="resumed", kind="end")
+                if not inp.start_claims_compact:
+                    return None  # its next prompt hands the compaction snapshot over
                 resume = store.claim_resume(
                     claimed_by=inp.session_id, session_id=inp.session_id, kind="compact"
                 )

@@ -97,6 +97,7 @@ class HookInput:
         "shell_keeps_cwd",
         "size",
         "source",
+        "start_claims_compact",
         "tool_input",
         "tool_kind",
         "tool_name",
@@ -153,6 +154,12 @@ class HookInput:
         # (a client that may drop SessionStart's output after a compaction). False for a
         # host with its own route for it (Gemini: BeforeModel, once per compression).
         self.prompt_claims_compact = True
+        # Whether SessionStart (``compact``, or ``resume`` of the session itself) hands
+        # over the session's compaction snapshot. False for a host whose SessionStart
+        # context lives only as long as the client's process (Qwen Code: the system
+        # prompt, rebuilt on every resume): its next prompt carries it instead, into the
+        # history the client keeps (``prompt_claims_compact``).
+        self.start_claims_compact = True
 
     def __repr__(self) -> str:
         return f"HookInput({self.event!r}, session={self.session_id!r}, tool={self.tool_name!r})"

@@ -79,6 +79,9 @@ class Client:
     repeats: bool = False
     # event → its own stdout check (instead of the additionalContext contract)
     contracts: Mapping[str, Callable[[bytes], str | None]] = field(default_factory=dict)
+    # The snapshot's text as handed over → (what is wrong or None, its size in bytes); the
+    # default wants one well-formed <session_resume> (Qwen Code's is an outline of it).
+    checks_text: Callable[[str], tuple[str | None, int]] | None = None
 
 
 def commands_in(
@@ -214,7 +217,7 @@ def _check_snapshot(result: VerifyResult, printed: list[bytes], client: Client) 
         return
     if client.snapshot_of is not None:
         context = client.snapshot_of(printed[0]) or ""
-        problem, result.snapshot_bytes = check_snapshot_text(context)
+        problem, result.snapshot_bytes = (client.checks_text or check_snapshot_text)(context)
     else:
         problem, result.snapshot_bytes = check_resume(printed[0])
     result.snapshot_ok = problem is None

@@ -88,6 +88,8 @@ def _isolated_data_root(
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path_factory.mktemp("gemini-home")))
     # Nor the user's ~/.copilot (COPILOT_HOME moves Copilot CLI's folder).
     monkeypatch.setenv("COPILOT_HOME", str(tmp_path_factory.mktemp("copilot-home")))
+    # Nor the user's ~/.qwen: QWEN_HOME would name another folder than HOME's.
+    monkeypatch.delenv("QWEN_HOME", raising=False)
     for name in list(os.environ):
         if name.startswith(("CLAUDE_", "CLAUDECODE")) or name == "CTXMODE_DISABLE":
             monkeypatch.delenv(name, raising=False)

@@ -338,6 +338,7 @@ def test_bench_json_reports_every_hook_and_the_floor(
     background = {claude_bench.BACKGROUND + "PostToolUse"}
     gemini = {gemini_bench.GEMINI + "BeforeModel", gemini_bench.GEMINI + "AfterTool"}
     copilot = {"copilot:" + e for e in ("postToolUse", "userPromptSubmitted", "permissionRequest")}
+    qwen = {"qwen:PostToolUseFailure", "qwen:UserPromptSubmit"}
     assert {hook["event"] for hook in report["hooks"]} == {
         *SHIMS,
         claude_bench.STATUS_LINE,
@@ -345,6 +346,7 @@ def test_bench_json_reports_every_hook_and_the_floor(
         *background,
         *gemini,
         *copilot,
+        *qwen,
     }
     # Both capture modes: the foreground command, and the same run in the background.
     by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}
@@ -561,12 +563,14 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "gemini_shell",
         "copilot_prompt",
         "copilot_bash",
+        "qwen_shell_failed",
+        "qwen_prompt",
     ]
     assert set(order) == set(bundle["payloads"]) - {"statusline"}
     for n, name in enumerate(order):
         data = bench.render(bundle["payloads"][name], str(project), "imports-session", n)
         event = json.loads(data)["hook_event_name"]
-        host = name.split("_")[0] if name.startswith(("codex_", "gemini_", "copilot_")) else None
+        host = name.split("_")[0] if name.startswith(("codex_", "gemini_", "copilot_", "qwen_")) else None
         if host == "gemini":
             event = {"AfterTool": "PostToolUse"}[event]  # the shim Gemini's AfterTool runs
         if host == "copilot":  # the shims Copilot's events run

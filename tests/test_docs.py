@@ -12,6 +12,7 @@ from types import ModuleType
 
 import pytest
 
+from ctxmode import hosts
 from ctxmode.cli import commands
 
 REPO = Path(__file__).resolve().parents[1]
