@@ -570,7 +570,11 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
     for n, name in enumerate(order):
         data = bench.render(bundle["payloads"][name], str(project), "imports-session", n)
         event = json.loads(data)["hook_event_name"]
-        host = name.split("_")[0] if name.startswith(("codex_", "gemini_", "copilot_", "qwen_")) else None
+        host = (
+            name.split("_")[0]
+            if name.startswith(("codex_", "gemini_", "copilot_", "qwen_"))
+            else None
+        )
         if host == "gemini":
             event = {"AfterTool": "PostToolUse"}[event]  # the shim Gemini's AfterTool runs
         if host == "copilot":  # the shims Copilot's events run

@@ -80,7 +80,6 @@ def test_the_check_sees_options_the_prose_gets_wrong() -> None:
     )
     problems = [p.split(": ", 1)[1] for p in docs.option_problems(DOCS / "probe.md", text)]
     # The values follow the registry of hosts (each new host joins them).
-    from ctxmode import hosts
 
     values = "|".join(sorted({*hosts.options(), "claude"}))
     others = ", ".join(sorted(set(hosts.options()) - {"claude", "codex"}))
