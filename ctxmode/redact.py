@@ -217,8 +217,10 @@ def looks_random(value: str) -> bool:
         return False
     if not value.isprintable() or " " in value:
         return False  # a word has no whitespace
-    if value[0] in "/~." or "://" in value:
+    if value[0] == "/" or value[:2] in ("~/", "./", "..") or "://" in value:
         return False  # a path or a URL (URLs have rules of their own)
+    if value[0] in "~." and ("/" in value or value[1:].isalpha()):
+        return False  # ~user/x, .config/x, .bashrc; ".sF3x~9" is a password
     if "(" in value or ")" in value or "[" in value or "{" in value:
         return False  # code: compute(), items[0]
     digits = sum(c.isdigit() for c in value)
@@ -344,18 +346,20 @@ _KEY_MARKERS = (
 # Commands that take a password as an argument: the prefix up to the value.
 _CMD_PASSWORD = (
     # Case-sensitive: mysql's -P is its port, -p its password.
-    r"(?:\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]{0,300}?\s-p(?=[^\s-])"
+    # "-p" glued to what follows is the password, whatever it starts with ("-p-x": "-x").
+    r"(?:\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]{0,300}?\s-p(?=[^\s'\"]|\\*['\"][^\s'\"])"
     r"|\blogin\b[^\n|;&]{0,300}?\s-p\s+"
     r"|\bsshpass\s+-p\s*"
     r"|\bredis-cli\b[^\n|;&]{0,300}?\s-a\s+"
-    r"|\bsqlcmd\b[^\n|;&]{0,300}?\s-P\s+"
+    r"|\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,300}?\s-P\s*"
     r"|\bldap\w+\b[^\n|;&]{0,300}?\s-w\s+"
     r"|\bmongo\w*\b[^\n|;&]{0,300}?\s-p\s+"
     r"|\bssh-keygen\b[^\n|;&]{0,300}?\s-[NP]\s+"
     r"|\b(?:un)?zip\b[^\n|;&]{0,300}?\s-P\s+"
     r"|\b7za?\b[^\n|;&]{0,300}?\s-p(?=\S)"
     r"|\badd-(?:generic|internet)-password\b[^\n|;&]{0,300}?\s-w\s+"
-    r"|\bhtpasswd\s+-\w*b\w*\s+\S+\s+\S+\s+"
+    r"|\bhtpasswd\s+(?=(?:-\w+\s+)*-\w*b)(?:(?=(?:-\w+\s+)*-\w*n)(?:-\w+\s+)+\S+\s+"
+    r"|(?!(?:-\w+\s+)*-\w*n)(?:-\w+\s+)+\S+\s+\S+\s+)"
     r"|\b(?:echo|printf)\s+(?=\S+\s*\|[^\n]*--password-stdin)"
     r"|--password-stdin\s*<<<\s*"
     r"|\b(?:smb\w*|rpcclient)\b[^\n|;&]{0,300}?\s-U\s+[^\s%]+%"
@@ -695,7 +699,7 @@ def _random_ready(text: str, low: str) -> bool:
 _ADMIN_PASSWORD = (
     r"(?:\b(?:useradd|usermod|adduser)\b[^\n|;&]{0,300}?\s-p\s+"
     r"|\bnet\s+user\s+(?:/\w+\s+)*(?!/)[^\s/]+\s+(?![/*])"
-    r"|\bnet\s+use\s+(?:[A-Za-z*]:\s+)?\\\\\S+\s+(?![/*])"
+    r"|\bnet\s+use\s+(?:[A-Za-z*]:\s+)?\\\\\S+\s+(?:(?i:/user):\S+\s+)?(?![/*])"
     r"|\bmysqladmin\b[^\n|;&]{0,300}?\spassword\s+"
     r"|\bhtpasswd\s+-(?=\w*b)(?=\w*n)\w+\s+\S+\s+"
     r"|\b(?:rabbitmqctl|rabbitmqadmin)\s+(?:add_user|change_password|authenticate_user)\s+\S+\s+"
@@ -906,6 +910,36 @@ def _split_token(m: Match[str]) -> str:
     return masked
 
 
+# A provider's token whose head its rule masked alone ("sk-proj-AbC1… 2dEf…": the rule
+# took the head for the whole): the groups after the mask that look generated (a digit
+# and a letter, or a long mixed-case run) are its tail.
+_CONTINUED = (
+    r"\[REDACTED:[a-z0-9-]*(?:key|token)\](?P<rest>(?:[ \t]{1,2}[A-Za-z0-9_-]{4,}(?![^\s]))+)"
+)
+
+
+def _continues(group: str) -> bool:
+    if any(c.isdigit() for c in group) and any(c.isalpha() for c in group):
+        return True
+    return len(group) >= 10 and any(c.isupper() for c in group[1:]) and not group.isupper()
+
+
+def _continued(m: Match[str]) -> str:
+    rest = m.group("rest")
+    groups = rest.split()
+    n = 0
+    while n < len(groups) and _continues(groups[n]):
+        n += 1
+    if not n:
+        return m.group(0)
+    head = m.group(0)[: m.start("rest") - m.start(0)]
+    lead = rest[: len(rest) - len(rest.lstrip())]
+    end = len(lead)
+    for group in groups[:n]:
+        end = rest.index(group, end) + len(group)
+    return head + lead + PREFIX + "api-token]" + rest[end:]
+
+
 # More providers' prefixes, each with a body of its own shape (hex, short, dashed): the
 # long random ones are found by _ENTROPY_RUN anyway.
 _MORE_TOKENS = (
@@ -1053,6 +1087,9 @@ _SET_TO = (
     + _SET_NAMES
     + r"[ \t]+(?:(?:was|is|has[ \t]+been|got|gets)[ \t]+)?"
     + _SET_VERBS
+    + r"|\b"
+    + _SET_NAMES
+    + r"(?=[ \t]*(?:->|\u2192))"  # "password -> X"
     + r")(?:[ \t]+from"
     + _SET_VALUE.format("old")
     + r")?"
@@ -1069,8 +1106,12 @@ def _set_to(m: Match[str]) -> str:
             continue
         core = value.rstrip(_TRAIL + "!?)]}")
         # A value, not a word: "pass the node to every child", "token set to None".
-        if not _worded(core) or core.isalpha() or len(core) < 4 or core[0] in "/~.$%{<(":
+        if not _worded(core) or core.isalpha() or len(core) < 4 or core[0] in "/{<(":
             continue
+        if core[0] in "$%" and (reference(core) or not looks_random(core[1:])):
+            continue  # $NEW_PASS, %PW%; "%C3wd+jB4" is a password
+        if core[0] in "~." and not looks_random(core):
+            continue  # a path (~/x, ./x, .env); ".Y3vlM38" is a password
         start = m.start(group) - base
         out = out[:start] + PREFIX + "credential]" + out[start + len(core) :]
     return out
@@ -1137,7 +1178,8 @@ _FOREIGN_STRONG = (
     "jelszo", "şifre", "sifre", "parola", "пароль", "пароля", "密码", "密碼", "口令",
     "パスワード", "暗証番号", "비밀번호", "암호", "كلمة المرور", "كلمة السر", "סיסמה", "סיסמא",
     "mật khẩu", "kata sandi", "kata laluan", "รหัสผ่าน", "κωδικός", "κωδικος", "гасло",
-    "הסיסמה", "password",
+    "הסיסמה", "password", "पासवर्ड", "geslo", "رمز عبور", "kodeord", "lozinka", "lozinku",
+    "parool", "slaptažodis", "contrasenya", "pasahitza", "parolă",
 )  # fmt: skip
 _FOREIGN_WEAK = (
     "schlüssel", "api-schlüssel", "clé", "clé api", "clave", "chave", "jeton", "токен", "ключ",
@@ -1150,7 +1192,7 @@ _FOREIGN_LINKS = (
     "는", "은", "이", "هي", "היא", "là", "adalah", "ialah", "คือ", "είναι", "este", "será",
     "sera", "sarà", "wordt", "blir", "bliver", "olacak", "будет", "も", "を", "를", "을",
     "改成", "改为", "改為", "设为", "設為", "设置为", "auf", "zu", "en", "a", "naar", "till",
-    "til", "na", "на",
+    "til", "na", "на", "है", "था", "است", "هو", "ni", "ay",
 )  # fmt: skip
 _FOREIGN_WORDS = frozenset(
     [
@@ -1231,7 +1273,8 @@ _FOREIGN_WORDS = frozenset(
     ]
 )
 _FOREIGN_PATTERN = (
-    r"(?i)(?<![\w-])(?P<kw>"
+    # Not inside a Latin word; after any other letter (数据库密码: the database password).
+    r"(?i)(?<![A-Za-z0-9_-])(?P<kw>"
     + "|".join(
         sorted(
             (w.replace(" ", r"[ \t]+") for w in _FOREIGN_STRONG + _FOREIGN_WEAK),
@@ -1239,8 +1282,9 @@ _FOREIGN_PATTERN = (
             reverse=True,
         )
     )
-    + r")(?:[a-zäöüéèêàáíóúñçøåæłśźżćńęąşğıа-яё]{0,4})"  # inflections: Passwortes, lösenordet
-    r"(?P<link>(?:[ \t]+[^\s:：=]{1,20}){0,3}?[ \t]*(?P<conn>(?:"
+    + r")(?:[a-zäöüéèêàáíóúñçøåæłśźżćńęąşğıăâîșțšžčėįųūа-яё]{0,4})"  # inflections: Passwortes
+    # A link word stands alone: never the tail of the value ("X3kA!" is no "a" link).
+    r"(?P<link>(?:[ \t]+[^\s:：=]{1,20}){0,3}?[ \t]*(?P<conn>(?<![^\s])(?:"
     + "|".join(
         sorted((w for w in _FOREIGN_LINKS if w.isalpha() and w.isascii()), key=len, reverse=True)
     )
@@ -1517,6 +1561,150 @@ def _pgpass_ready(text: str, low: str) -> bool:
     return False
 
 
+# A line that speaks of a password, a login or credentials ("login with admin / X",
+# "log in as ops:X", "the new one is X (the db password)", "rotate admin password (X)")
+# has each word shaped like a generated password masked: letters and digits with a
+# symbol, or mixed case with digits that changes kind of character often (random, not
+# a name of code like "base64Encode"). Near the word only (a window of the line), and
+# never a name holding the word itself, a path, a URL, a reference or code.
+_PW_LINES = "\x00password-lines"
+_PW_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "pass", "creds", "credentials",
+             "login", "log in", "logon", "sign in", "signin")  # fmt: skip
+_PW_SYMBOLS = frozenset("!@#$%^&*+=~?")
+_PW_SPLIT = str.maketrans({c: " " for c in "\"'`()[]{}<>,;|\\"})
+_PW_BEFORE, _PW_AFTER = 160, 200
+
+
+def _changes(v: str) -> int:
+    """How often ``v`` changes kind of character (upper, lower, digit, other)."""
+    changes, last = 0, ""
+    for c in v:
+        kind = "u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s"
+        changes += kind != last and last != ""
+        last = kind
+    return changes
+
+
+def reference(v: str) -> bool:
+    """``$NAME``, ``${NAME}``, ``$(cmd)``, ``%NAME%``: what stands for a value, not one."""
+    if v[:2] in ("${", "$(") or (v[:1] == "%" and v[-1:] == "%" and len(v) > 2):
+        return True
+    name = v[1:].replace("_", "a")
+    return v[:1] == "$" and name[:1].isalpha() and name.isalnum() and name.isascii()
+
+
+def _pw_shaped(v: str) -> bool:
+    """Whether a word is shaped like a generated (or a person's) password."""
+    n = len(v)
+    if n < 8 or n > 100 or v[0] in "/{<\\" or "://" in v or PREFIX in v or reference(v):
+        return False
+    if n >= 12 and not n % 4 and _B64.issuperset(v) and "=" not in v.rstrip("="):
+        import binascii
+
+        try:
+            decoded = _as_text(binascii.a2b_base64(v))
+        except (binascii.Error, ValueError):
+            decoded = None
+        if decoded is not None and decoded != v and _pw_shaped(decoded):
+            return True  # a password in base64
+    if "@" in v:
+        host = v.rsplit("@", 1)[1]
+        if "." in host and host.replace(".", "").replace("-", "").isalnum():
+            return False  # an address: user@host.example
+    upper = lower = digit = symbol = False
+    changes, last = 0, ""
+    for c in v:
+        kind = "u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s"
+        if kind == "s" and c in _PW_SYMBOLS:
+            symbol = True
+        upper |= kind == "u"
+        lower |= kind == "l"
+        digit |= kind == "d"
+        changes += kind != last and last != ""
+        last = kind
+    head, dot, ext = v.rpartition(".")
+    if dot and 1 <= len(ext) <= 5 and ext.isalpha() and ext.islower() and head.isidentifier():
+        return False  # a file name: PolicyV2.md
+    if not digit:  # a long run that changes case like random bytes (base64), not CamelCase
+        return upper and lower and n >= 16 and changes >= 0.45 * n
+    if not (upper or lower):
+        return False
+    if v[0] == "-" and all(c.isalnum() or c in "-_." for c in v):
+        return upper and lower and changes >= 7  # a flag (--no-verify, -Xmx512m) but random
+    return symbol or (upper and lower and changes >= 5)
+
+
+def _pw_windows(low: str) -> list[tuple[int, int]]:
+    spans = []
+    for word in _PW_WORDS:
+        i = low.find(word)
+        while i >= 0:
+            end = i + len(word)
+            if (i == 0 or not low[i - 1].isalpha()) and (end == len(low) or not low[end].isalpha()):
+                start = max(low.rfind("\n", 0, i) + 1, i - _PW_BEFORE)
+                stop = low.find("\n", end)
+                stop = min(len(low) if stop < 0 else stop, end + _PW_AFTER)
+                if low[start:stop].strip() != "pass":  # Python's pass statement
+                    spans.append((start, stop))
+            i = low.find(word, end)
+    return merge_spans(spans)
+
+
+def _password_lines(text: str) -> tuple[str, int]:
+    low = text.lower()
+    if len(low) != len(text):
+        return text, 0
+    found: set[str] = set()
+    for start, stop in _pw_windows(low):
+        window = text[start:stop]
+        at = window.find(PREFIX)
+        while at >= 0:  # what is masked already is no word of the line
+            end = window.find("]", at)
+            window = window[:at] + " " + window[end + 1 :] if end > 0 else window[:at]
+            at = window.find(PREFIX)
+        for escape in ("\\\\", "\\n", "\\r", "\\t", '\\"', "\\/"):
+            window = window.replace(escape, "  ")  # JSON-encoded text: never mask an escape
+        for word in window.translate(_PW_SPLIT).split():
+            word = word.strip(".:=")
+            pieces = word.replace("/", ":").replace("=", ":").split(":")
+            for piece in pieces if "/" in word else {word, *pieces}:  # a path: its parts
+                if any(w in piece.lower() for w in _PW_WORDS if len(w) > 3):
+                    continue  # a name: DB_PASSWORD, getPassword2
+                if _pw_shaped(piece):
+                    found.add(piece)
+    if not found:
+        return text, 0
+    for value in sorted(found, key=len, reverse=True):
+        text = _replace_unescaped(text, value, PREFIX + "password]")
+    return text, len(found)
+
+
+def _replace_unescaped(text: str, value: str, mask: str) -> str:
+    """``text`` with ``value`` replaced where no backslash escapes its first character
+    (in JSON text, ``\\nX`` is a line break then X: the ``n`` is no part of a value)."""
+    out, pos = [], 0
+    i = text.find(value)
+    while i >= 0:
+        slashes = 0
+        while i - slashes > 0 and text[i - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2 == 0:
+            out.append(text[pos:i] + mask)
+            pos = i + len(value)
+        i = text.find(value, i + len(value) if pos == i + len(value) else i + 1)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# Kubernetes and ECS environment lists: the name in one entry, the value in the next
+# line ("- name: DB_PASSWORD" / "value: X", {"name": "DB_PASSWORD", "value": "X"}).
+_ENV_ENTRY = (
+    r"(?i)\bname\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?[\w.-]*?" + _CRED_WORD + r"[\w.-]*?\\*[\"']?"
+    r"[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\*[\"']?value\\*[\"']?[ \t]*[:=][ \t]*" + _VALUE
+)
+_PSK = r"(?i)(?<![\w-])(?:wpa_)?psk\\*[\"']?[ \t]*[=:][ \t]*" + _VALUE
+
+
 # Multi-line values under a credential's name (found line by line, see _config_blocks):
 # a YAML block scalar (``password: |`` and its indented lines), a quoted value that runs
 # over lines (.env, shell, TOML's triple quotes), a value continued with a backslash.
@@ -1534,6 +1722,11 @@ def _assignment(line: str) -> tuple[str, int] | None:
     ``name = value``, ``export NAME=value``, ``"name": value``, ``- name: value``; the
     name first on the line (in code, ``prompt='Password: '`` assigns no password)."""
     stripped = line.lstrip(" \t")
+    if stripped[:1] == "[" and stripped.find("] ", 0, 40) > 0:
+        stripped = stripped[stripped.find("] ") + 2 :].lstrip(" \t")  # a log's "[34] "
+    bar = stripped.find(" | ", 0, 40)
+    if bar > 0 and " " not in stripped[:bar].strip():
+        stripped = stripped[bar + 3 :].lstrip(" \t")  # docker compose's "db-1  | "
     for lead in ("export ", "- "):
         if stripped.startswith(lead):
             stripped = stripped[len(lead) :].lstrip(" \t")
@@ -1848,6 +2041,8 @@ _RULES: tuple[Rule, ...] = (
     ("api-token", "", _MORE_MARKERS, _MORE_TOKENS, PREFIX + "api-token]"),
     # (Its masks name the provider: "github-token" for ghp_…, and so on.)
     ("github-token", "", _SPLIT_MARKERS, _SPLIT_TOKEN, _split_token),
+    # The rest of a provider's token split by spaces, after its head was masked alone.
+    ("api-token", "[redacted:", (), _CONTINUED, _continued),
     (
         "twilio-key",
         _RUN,
@@ -1943,7 +2138,7 @@ _RULES: tuple[Rule, ...] = (
         ("-u", "--user"),
         r"(\bcurl\b[^\n]{0,500}?\s(?:-u[\s=]*|--user[\s=]+)"
         + _OPEN_QUOTE
-        + r"[^\s:'\"\\\[]+:)([^\s'\"\\]+)",
+        + r"[^\s:'\"\\\[]+:(?:\\*['\"](?=[^\s'\"\\]))?)([^\s'\"\\]+)",
         r"\1" + PREFIX + "password]",
     ),
     (
@@ -1965,6 +2160,9 @@ _RULES: tuple[Rule, ...] = (
             "sshpass",
             "redis-cli",
             "sqlcmd",
+            "bcp ",
+            "osql",
+            "isql",
             "ldap",
             "mongo",
             "ssh-keygen",
@@ -2088,6 +2286,8 @@ _RULES: tuple[Rule, ...] = (
     ),
     ("credential", "", _FOREIGN_MARKERS, _FOREIGN_PATTERN, _foreign),
     ("credential", "", _SEARCH_MARKERS, _SEARCH_LINE, _search_line),
+    ("credential", "value", ("name",), _ENV_ENTRY, _keep_value),
+    ("credential", "psk", (), _PSK, _keep_value),
     ("credential", "", (" to", "->", "\u2192"), _SET_TO, _set_to),
     (
         # "X is the new password": the value before its name.
@@ -2097,6 +2297,7 @@ _RULES: tuple[Rule, ...] = (
         _VALUE_FIRST,
         _value_first,
     ),
+    ("password", "", ("pass", "pw", "cred", "log", "sign"), _PW_LINES, PREFIX + "password]"),
     # Encoded forms of what the rules above mask.
     ("encoded", "", (), _B64_RUN, _b64_decoded),  # (their prechecks find the runs)
     ("encoded", "", (), _HEX_RUN, _hex_decoded),
@@ -2410,6 +2611,8 @@ def _mask(text: str) -> str:
             text, count = _key_tails(text)
         elif source is _BLOCKS:
             text, count = _config_blocks(text)
+        elif source is _PW_LINES:
+            text, count = _password_lines(text)
         elif by_line and source in _BY_LINE:
             present = tuple(m for m in markers if seen.get(m, True))  # (shapes for _RUN)
             spans = _run_lines(text) if gate is _RUN else _marker_lines(text, low, present)
@@ -2565,8 +2768,8 @@ def memorable(value: str, kind: str = "credential") -> bool:
             symbol = True
     if alpha and digit:
         return True
-    if alpha:
-        return symbol and n >= 8
+    if alpha:  # letters alone: a run that changes case like random bytes ("qXbT-vRmw_KfzLpa")
+        return (symbol and n >= 8) or ("." not in value and n >= 12 and _changes(value) >= 0.4 * n)
     return digit and not symbol and n >= 8
 
 
