@@ -41,7 +41,9 @@ from tests.hooktools import hook_command  # noqa: E402
 Planted = tuple[str, list[str]]  # family, parts
 
 
-def _claude(session: str, project: str, n: int, text: str) -> list[tuple[str, dict[str, Any]]]:
+def _claude(
+    session: str, project: str, n: int, text: str, out: str | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     base = {"session_id": session, "cwd": project, "transcript_path": f"{project}/.t.jsonl",
             "permission_mode": "default"}  # fmt: skip
     tid = f"toolu_{n:05d}"
@@ -53,7 +55,8 @@ def _claude(session: str, project: str, n: int, text: str) -> list[tuple[str, di
     if kind == 1:
         return [("PostToolUse", {**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
                  "tool_input": {"command": text, "description": "Run it"}, "tool_use_id": tid,
-                 "tool_response": {"stdout": f"ok\n{text}\n", "stderr": "", "interrupted": False,
+                 "tool_response": {"stdout": f"ok\n{text}\n" if out is None else out, "stderr": "",
+                                   "interrupted": False,
                                    "isImage": False}})]  # fmt: skip
     if kind == 2:
         return [("PostToolUseFailure", {**base, "hook_event_name": "PostToolUseFailure",
@@ -84,7 +87,9 @@ def _claude(session: str, project: str, n: int, text: str) -> list[tuple[str, di
              "tool_response": [{"type": "text", "text": f"result:\n{text}"}]})]  # fmt: skip
 
 
-def _codex(session: str, project: str, n: int, text: str) -> list[tuple[str, dict[str, Any]]]:
+def _codex(
+    session: str, project: str, n: int, text: str, out: str | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     base = {"session_id": session, "turn_id": f"turn-{n}", "transcript_path": None, "cwd": project,
             "model": "gpt-5.5", "permission_mode": "default"}  # fmt: skip
     kind = n % 3
@@ -95,7 +100,7 @@ def _codex(session: str, project: str, n: int, text: str) -> list[tuple[str, dic
     if kind == 1:
         return [("PostToolUse", {**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
                  "tool_input": {"command": text}, "tool_use_id": f"call_{n:06d}",
-                 "tool_response": f"{text}\n"})]  # fmt: skip
+                 "tool_response": f"{text}\n" if out is None else out})]  # fmt: skip
     patch = f"*** Begin Patch\n*** Add File: conf/c{n}.txt\n" + "".join(
         f"+{line}\n" for line in text.splitlines()) + "*** End Patch"  # fmt: skip
     return [("PostToolUse", {**base, "hook_event_name": "PostToolUse", "tool_name": "apply_patch",
@@ -104,7 +109,9 @@ def _codex(session: str, project: str, n: int, text: str) -> list[tuple[str, dic
                               f"following files:\nA conf/c{n}.txt\n"})]  # fmt: skip
 
 
-def _gemini(session: str, project: str, n: int, text: str) -> list[tuple[str, dict[str, Any]]]:
+def _gemini(
+    session: str, project: str, n: int, text: str, out: str | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     base = {"session_id": session, "transcript_path": f"{project}/.g.jsonl", "cwd": project,
             "timestamp": "2026-12-05T08:38:38.632Z"}  # fmt: skip
     kind = n % 4
@@ -113,9 +120,9 @@ def _gemini(session: str, project: str, n: int, text: str) -> list[tuple[str, di
     if kind == 1:
         return [("PostToolUse", {**base, "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
                  "tool_input": {"command": text},
-                 "tool_response": {"llmContent": f"<untrusted_context>\nOutput: {text}\nProcess Group "
-                                                 "PGID: 8263\n</untrusted_context>",
-                                   "returnDisplay": text}})]  # fmt: skip
+                 "tool_response": {"llmContent": f"<untrusted_context>\nOutput: {out or text}\n"
+                                                 "Process Group PGID: 8263\n</untrusted_context>",
+                                   "returnDisplay": out or text}})]  # fmt: skip
     path = f"conf/g{n}.txt"
     if kind == 2:
         return [("PostToolUse", {**base, "hook_event_name": "AfterTool", "tool_name": "write_file",
@@ -132,6 +139,21 @@ def _gemini(session: str, project: str, n: int, text: str) -> list[tuple[str, di
 
 
 CARRIERS = {"claude": _claude, "codex": _codex, "gemini": _gemini}
+# Which of a carrier's kinds (n modulo) is its shell call.
+SHELL_EVERY = {"claude": 7, "codex": 3, "gemini": 4}
+
+
+def carry(
+    host: str, session: str, project: str, n: int, text: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """``text`` in ``host``'s carrier for ``n``; a ``generated`` case (a command and what it
+    printed, apart) always in its shell call."""
+    if corpus.SEP in text:
+        command, out = text.split(corpus.SEP, 1)
+        return CARRIERS[host](session, project, n * SHELL_EVERY[host] + 1, command, out)
+    return CARRIERS[host](session, project, n, text)
+
+
 COMPACT = {"claude": "PreCompact", "codex": "PreCompact", "gemini": "PreCompact"}
 
 
@@ -194,13 +216,13 @@ def plant(base: Path, seed: int, per_family: int) -> tuple[Counter[str], Counter
         printed = b""
         n = 0
         for family, text, parts in mine:
-            for event, payload in CARRIERS[host](session, str(project), n, text):
+            for event, payload in carry(host, session, str(project), n, text):
                 printed += _hook(host, event, payload, env, str(project))
             planted.append((family, parts))
             n += 1
         for first, later, secret in repeats:
             for text in (first, later):
-                for event, payload in CARRIERS[host](session, str(project), n, text):
+                for event, payload in carry(host, session, str(project), n, text):
                     printed += _hook(host, event, payload, env, str(project))
                 n += 1 + (n % 2)  # the later use rides in another carrier
             planted.append(("repeat", [secret]))

@@ -235,13 +235,26 @@ def looks_random(value: str) -> bool:
     return len(value) >= 24 and alpha == len(value)
 
 
-def _random_words(segment: str) -> str:
-    """``segment`` with each word (between spaces or tabs) that looks generated masked."""
+def _random_words(segment: str, glued: bool = False) -> str:
+    """``segment`` with each word (between spaces or tabs) that looks generated masked.
+
+    ``glued``: the segment's last word touches the ``=`` or ``:`` after it: the head of a
+    value that holds one ("pw zsnfDQWOss=Y7…"), masked unless a plain name (``user=``)."""
     out = []
-    for part in segment.replace("\t", " \t ").split(" "):
+    parts = segment.replace("\t", " \t ").split(" ")
+    for i, part in enumerate(parts):
         core = part.strip(_STRIP)
-        out.append(part.replace(core, PREFIX + "credential]") if looks_random(core) else part)
+        head = glued and i == len(parts) - 1 and core and not _plain_name(core)
+        out.append(
+            part.replace(core, PREFIX + "credential]") if head or looks_random(core) else part
+        )
     return " ".join(out).replace(" \t ", "\t")
+
+
+def _plain_name(word: str) -> bool:
+    """A name of code or a word: snake_case, kebab-case, lower or upper case alone."""
+    flat = word.replace("-", "_").replace(".", "_")
+    return flat.isidentifier() and (flat.islower() or flat.isupper() or flat[1:].islower())
 
 
 def _prose(m: Match[str]) -> str:
@@ -261,7 +274,9 @@ def _prose(m: Match[str]) -> str:
     head = whole[:vstart]
     if m.group("conn"):
         kw_end, conn_start = m.end("kw") - base, m.start("conn") - base
-        head = whole[:kw_end] + _random_words(whole[kw_end:conn_start]) + whole[conn_start:vstart]
+        segment = whole[kw_end:conn_start]
+        glued = segment.strip() != "" and not segment[-1].isspace() and whole[conn_start] in "=:"
+        head = whole[:kw_end] + _random_words(segment, glued) + whole[conn_start:vstart]
     unchanged = head + whole[vstart:]
     if not _worded(core):
         return unchanged
@@ -1528,6 +1543,12 @@ def _foreign(m: Match[str]) -> str:
         return m.group(0)
     start = m.start("v") - m.start(0)
     whole = m.group(0)
+    if linked:  # a word glued to the link is the head of the value ("пароль X#=Y")
+        kw_end, conn_start = m.end("kw") - m.start(0), m.start("conn") - m.start(0)
+        segment = whole[kw_end:conn_start]
+        if segment.strip() and not segment[-1].isspace() and whole[conn_start] in "=:：":
+            whole = whole[:kw_end] + _random_words(segment, True) + whole[conn_start:]
+            start += len(whole) - len(m.group(0))
     return whole[:start] + PREFIX + "credential]" + whole[start + len(core) :]
 
 
@@ -1694,6 +1715,17 @@ def _replace_unescaped(text: str, value: str, mask: str) -> str:
         i = text.find(value, i + len(value) if pos == i + len(value) else i + 1)
     out.append(text[pos:])
     return "".join(out)
+
+
+# A call that authenticates with a user and a password as literals: the second argument
+# (``HTTPBasicAuth("u", "X")``, ``auth=("u", "X")``, ``NetworkCredential::new("u", "X")``,
+# ``ldap.simple_bind_s("cn=admin", "X")``, ``smtp.login("me", "X")``).
+_AUTH_CALL = (
+    r"(?i)(?:auth|credentials?|login|logon|simple_bind(?:_s)?|bind_s|authenticate)(?:\]?::new)?[ \t]*"
+    r"(?:=[ \t]*)?\([ \t]*(?P<q1>\\*[\"'])[^\"'\\\n]*(?P=q1)[ \t]*,[ \t]*"
+    r"(?P<q2>\\*[\"'])(?P<v>(?!\[REDACTED:)[^\"'\\\n]+)(?P=q2)"
+)
+_keep_password = _masked_value("password")
 
 
 # Kubernetes and ECS environment lists: the name in one entry, the value in the next
@@ -2253,6 +2285,7 @@ _RULES: tuple[Rule, ...] = (
         _masked_value("credential"),
     ),
     ("credential", "\n", (), _BLOCKS, PREFIX + "credential]"),
+    ("password", "(", ("auth", "cred", "login", "logon", "bind"), _AUTH_CALL, _keep_password),
     ("credential", "", _CRED_MARKERS, _CRED_PATTERN, _cred_value),
     # The same rule for *_KEY names, behind one gate: "key" alone is too common a word
     # (every error event has a "key" field) to start the regex engine for.
@@ -2720,6 +2753,47 @@ def mask_repeats(text: str, found: dict[str, str]) -> str:
         if value in text:
             text = text.replace(value, PREFIX + found[value] + "]")
     return text
+
+
+# -- what a command generates ----------------------------------------------------------
+#
+# A command that makes a secret prints it bare: ``openssl rand -hex 32``, ``pwgen 20 1``,
+# ``head -c 32 /dev/urandom | base64``, ``python -c "import secrets; print(
+# secrets.token_urlsafe())"``, ``wg genkey``. Nothing in the output says what it is; the
+# command does. Its output's generated-looking words are noted like masked values (see
+# ``extract.masked``), so they are masked there and wherever the session repeats them.
+
+_GENERATORS = (
+    "openssl rand", "pwgen", "apg ", "makepasswd", "/dev/urandom", "/dev/random", "token_hex",
+    "token_urlsafe", "token_bytes", "get_random_secret_key", "generate_key", "gen-random",
+    "genkey", "genpsk", "generatepassword", "generate-password", "pass generate",
+    "bw generate", "keepassxc-cli generate", "rails secret", "rake secret", "key:generate",
+    "randombytes", "randomnumbergenerator", "getrandomvalues", "secrets.choice",
+    "random_password", "randompassword",
+)  # fmt: skip
+
+
+def generated(command: str, outputs: Iterable[str]) -> dict[str, str]:
+    """The words of ``outputs`` that ``command`` generated as secrets ({value: kind}):
+    none unless the command is one that makes secrets; then every word of 8 or more
+    characters that is no plain lower-case word, path, URL or mask."""
+    low = command.lower()
+    if not any(g in low for g in _GENERATORS):
+        return {}
+    found: dict[str, str] = {}
+    for output in outputs:
+        for word in output.split():
+            core = word.strip(_STRIP)
+            if (
+                len(core) >= 8
+                and PREFIX[1:] not in core  # (a mask, its bracket stripped)
+                and "://" not in core
+                and core[0] not in "/~$%"
+                and not (core.isalpha() and core.islower())
+                and "\\" not in core
+            ):
+                found[core] = "generated"
+    return found
 
 
 # -- a secret masked in an earlier payload ---------------------------------------------

@@ -300,6 +300,10 @@ def config(g: Gen) -> list[Case]:
         (f"private_key = '''\n{(pk := g.token(64, B64))}\n{g.token(64, B64)}\n'''\n", [pk]),
         (f"PASSWORD=\"{p[:7]}\\\n{p[7:]}\"\n", []),
         (f"{u}:{p}\n", []),  # an htpasswd-looking plain pair: nothing says what it is
+        (f'r = requests.get(url, auth=("{u}", "{p}"))\n', [p]),
+        (f'auth = HTTPBasicAuth("{u}", "{p}")\n', [p]),
+        (f'$c = [System.Net.NetworkCredential]::new("{u}", "{p}")\n', [p]),
+        (f'conn.simple_bind_s("cn={u},dc=corp", "{p}")\n', [p]),
     ]  # fmt: skip
     text, parts = forms[g.rng.randrange(len(forms))]
     return [("config", text, parts)]
@@ -404,9 +408,27 @@ def passphrase(g: Gen) -> list[Case]:
     return [("passphrase", g.pick(forms), [p])]
 
 
+# A command that makes a secret and what it printed, apart: "COMMAND" SEP "OUTPUT".
+SEP = "\x00"
+
+
+def generated(g: Gen) -> list[Case]:
+    """Secrets a command generates and prints bare: only the command says what they are."""
+    hexed, b64, tok = g.s(64, HEX), g.token(44, B64), g.token(g.rng.randint(16, 24))
+    forms = [
+        ("openssl rand -hex 32", hexed), ("openssl rand -base64 32", b64),
+        ("head -c 32 /dev/urandom | base64", b64), (f"pwgen -s {len(tok)} 1", tok),
+        ('python3 -c "import secrets; print(secrets.token_urlsafe(32))"', tok),
+        ("wg genkey", b64), ("bundle exec rails secret", hexed),
+        ('python -c "from django.core.management.utils import get_random_secret_key as g; print(g())"', tok),
+    ]  # fmt: skip
+    command, value = forms[g.rng.randrange(len(forms))]
+    return [("generated", f"{command}{SEP}{value}\n", [value])]
+
+
 FAMILIES: dict[str, Callable[[Gen], list[Case]]] = {
     "admin": admin, "encoded": encoded, "split": split, "raw": raw, "config": config,
-    "foreign": foreign, "setting": setting, "passphrase": passphrase,
+    "foreign": foreign, "setting": setting, "passphrase": passphrase, "generated": generated,
 }  # fmt: skip
 
 

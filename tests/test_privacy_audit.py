@@ -34,6 +34,12 @@ _SPEC.loader.exec_module(plant_secrets)
 
 
 def _carried(text: str) -> str:
+    if plant_corpus.SEP in text:  # a command that makes a secret, and what it printed
+        command, output = text.split(plant_corpus.SEP, 1)
+        shell = {"session_id": "s", "cwd": "/p", "hook_event_name": "PostToolUse",
+                 "tool_name": "Bash", "tool_input": {"command": command},
+                 "tool_response": {"stdout": output, "stderr": ""}}  # fmt: skip
+        return json.dumps(masked(from_dict(shell, "PostToolUse")).raw, default=str)
     out = []
     for raw in (
         {"session_id": "s", "cwd": "/p", "hook_event_name": "PostToolUse", "tool_name": "Bash",
@@ -99,9 +105,16 @@ def _raw_hook(tmp_path: Path):  # type: ignore[no-untyped-def]
         "password -> String",
         "sk-proj-ogBzjhQC0HQ8Znknrx is the key, Then we rotate it",
         "- name: PORT\n  value: '8080'",
+        'sock.bind(("0.0.0.0", 8080)); bind("0.0.0.0", "8080")',
     ],
 )
 def test_the_new_rules_keep_what_is_no_secret(text: str) -> None:
     masked_text = redact.mask(text)
     kept = masked_text.replace("[REDACTED:openai-key]", "sk-proj-ogBzjhQC0HQ8Znknrx")
     assert kept == text, masked_text
+
+
+def test_what_a_command_prints_is_masked_only_when_it_makes_secrets() -> None:
+    listing = "total 8\n-rw-r--r-- 1 dev dev 4096 Jan 1 report_2024Q3.xlsx\nSUM=9fA3kq81Zx\n"
+    assert _carried(f"ls -la{plant_corpus.SEP}{listing}").count("[REDACTED:") == 0
+    assert "9fA3kq81Zx" not in _carried(f"openssl rand -base64 12{plant_corpus.SEP}9fA3kq81Zx\n")
