@@ -381,6 +381,13 @@ _CMD_PASSWORD = (
     r"|\bsecret\s+set\s+\S+\s+(?:--body|-b)[\s=]+"
     r")" + _VALUE
 )
+# A secret store's value on the command line (az keyvault secret set --value X, aws
+# secretsmanager create-secret --secret-string X); GitHub Actions' ::add-mask::X.
+_STORE_VALUE = (
+    r"(?:\bsecrets?(?:manager)?\b[^\n|;&]{0,200}?\b(?:set|create|add|put|update|create-secret"
+    r"|put-secret-value|update-secret)\b[^\n|;&]{0,200}?\s--(?:value|secret-string)[\s=]+"
+    r"|::add-mask::)" + _VALUE
+)
 # aws configure set aws_secret_access_key VALUE, npm config set //host/:_authToken VALUE
 _CONFIG_SET = (
     r"(?i)\b(?:config(?:ure)?|secrets?|vars?|variables?)\s+(?:set|add|put|create)\s+"
@@ -744,7 +751,9 @@ _ADMIN_PASSWORD = (
 _STDIN_READERS = (
     r"\s*(?:sudo\s+(?:-[^S\s]\S*\s+)*)?(?:passwd|chpasswd|kinit|smbpasswd|vncpasswd"
     r"|cryptsetup|sudo\s+(?:-\w+\s+)*-\w*S\b|openssl\b[^\n]*-pass\w*\s+stdin"
-    r"|gpg\b[^\n]*--passphrase-fd)"
+    r"|gpg\b[^\n]*--passphrase-fd"
+    # A secret store fed on stdin: gcloud secrets create, docker secret create, gh secret set.
+    r"|[\w.-]+\s+(?:[\w.-]+\s+)?secrets?\s+(?:create|set|add|put|versions\s+add)\b)"
 )
 _ADMIN_PASSWORD = _ADMIN_PASSWORD.replace("{stdin}", _STDIN_READERS) + _VALUE
 _ADMIN_MARKERS = (
@@ -752,7 +761,7 @@ _ADMIN_MARKERS = (
     "rabbitmq", "mosquitto_passwd", "set-initial-password", "convertto-securestring",
     "openssl", "psexec", "paexec", "schtasks", "ldappasswd", "lftp", "influx", "snmp",
     "sqlplus", "sqlldr", "expdp", "impdp", "rman", "passwd", "kinit", "cryptsetup", "sudo",
-    "gpg", "requirepass", "masterauth", "changeuserpassword", "crypt(",
+    "gpg", "requirepass", "masterauth", "changeuserpassword", "crypt(", "secret",
 )  # fmt: skip
 # An expect script answers a password prompt with send.
 _EXPECT_SEND = r"(?i)\bexpect\b[^\n]*assword[^\n]*\n[ \t]*send\s+(?:--\s+)?" + _VALUE
@@ -1451,7 +1460,7 @@ _ADMIN_COMMANDS = (
     "sqlldr", "expdp", "impdp", "rman", "mkpasswd", "requirepass", "masterauth",
     "changeuserpassword", "crypt",
 )  # fmt: skip
-_STDIN_WORDS = ("passwd", "kinit", "cryptsetup", "sudo", "openssl", "gpg")
+_STDIN_WORDS = ("passwd", "kinit", "cryptsetup", "sudo", "openssl", "gpg", "secret")
 
 
 def _admin_ready(text: str, low: str) -> bool:
@@ -1591,6 +1600,7 @@ def _pgpass_ready(text: str, low: str) -> bool:
 _PW_LINES = "\x00password-lines"
 _PW_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "pass", "creds", "credentials",
              "login", "log in", "logon", "sign in", "signin")  # fmt: skip
+_PW_SHORT = frozenset(("pass", "pw", "pwd", "login", "logon", "signin", "log in", "sign in"))
 _PW_SYMBOLS = frozenset("!@#$%^&*+=~?")
 _PW_SPLIT = str.maketrans({c: " " for c in "\"'`()[]{}<>,;|\\"})
 _PW_BEFORE, _PW_AFTER = 160, 200
@@ -1661,7 +1671,13 @@ def _pw_windows(low: str) -> list[tuple[int, int]]:
         i = low.find(word)
         while i >= 0:
             end = i + len(word)
-            if (i == 0 or not low[i - 1].isalpha()) and (end == len(low) or not low[end].isalpha()):
+            # A word of its own; the short ones not inside a name of code either
+            # (pass_zero, should_pass, login_required), the long ones may end one
+            # (DB_PASSWORD==X, db_credentials: X).
+            joins = "_" if word in _PW_SHORT else ""
+            if (i == 0 or not (low[i - 1].isalpha() or low[i - 1] in joins)) and (
+                end == len(low) or not (low[end].isalnum() or low[end] in joins)
+            ):
                 start = max(low.rfind("\n", 0, i) + 1, i - _PW_BEFORE)
                 stop = low.find("\n", end)
                 stop = min(len(low) if stop < 0 else stop, end + _PW_AFTER)
@@ -1688,7 +1704,8 @@ def _password_lines(text: str) -> tuple[str, int]:
         for word in window.translate(_PW_SPLIT).split():
             word = word.strip(".:=")
             pieces = word.replace("/", ":").replace("=", ":").split(":")
-            for piece in pieces if "/" in word else {word, *pieces}:  # a path: its parts
+            # A path, a URL, name=value, a:b: only their parts.
+            for piece in pieces if len(pieces) > 1 else (word,):
                 if any(w in piece.lower() for w in _PW_WORDS if len(w) > 3):
                     continue  # a name: DB_PASSWORD, getPassword2
                 if _pw_shaped(piece):
@@ -2210,6 +2227,7 @@ _RULES: tuple[Rule, ...] = (
         _CMD_PASSWORD,
         _masked_value("password"),
     ),
+    ("password", "", ("--value", "--secret-string", "add-mask"), _STORE_VALUE, _keep_password),
     ("password", "", _ADMIN_MARKERS, _ADMIN_PASSWORD, _masked_value("password")),
     ("password", "expect", ("send",), _EXPECT_SEND, _masked_value("password")),
     ("password", "", ("identified", "password"), _SQL_PASSWORD, _sql_value),

@@ -157,7 +157,11 @@ def admin(g: Gen) -> list[Case]:
         f"git clone https://{u}:{p}@git.example.com/team/{w}.git",
         f"pip install --index-url 'https://{u}:{p}@pypi.corp.example/simple' {w}",
         f"lftp -u {u},'{p}' sftp://files.example.com", f"rclone config create nas webdav user {u} pass '{p}'",
-        f"influx auth create --org corp --password '{p}'", f"mysql -h db -u {u} -p{p.lstrip('-')}x {w}",
+        f"influx auth create --org corp --password '{p}'", f"mysql -h db -u {u} -p{p} {w}",
+        f"echo -n '{p}' | gcloud secrets create {w} --data-file=-",
+        f"printf '{p}' | docker secret create {w}_pw -", f"echo '::add-mask::{p}'",
+        f"az keyvault secret set --vault-name kv --name {w} --value '{p}'",
+        f"aws secretsmanager create-secret --name {w} --secret-string '{p}'",
         f"SQLCMDPASSWORD='{p}' sqlcmd -S db -U sa", f"Invoke-Sqlcmd -ServerInstance db -Username sa -Password '{p}'",
     ]  # fmt: skip
     return [("admin", g.pick(forms), [p])]
