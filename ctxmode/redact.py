@@ -2348,7 +2348,13 @@ _RULES: tuple[Rule, ...] = (
         _VALUE_FIRST,
         _value_first,
     ),
-    ("password", "", ("pass", "pw", "cred", "log", "sign"), _PW_LINES, PREFIX + "password]"),
+    (
+        "password",
+        "",
+        ("pass", "pw", "cred", "login", "log in", "logon", "sign in", "signin"),
+        _PW_LINES,
+        PREFIX + "password]",
+    ),
     # Encoded forms of what the rules above mask.
     ("encoded", "", (), _B64_RUN, _b64_decoded),  # (their prechecks find the runs)
     ("encoded", "", (), _HEX_RUN, _hex_decoded),
