@@ -1169,7 +1169,7 @@ _SEARCH_LINE = (
     r"(?i)\b(?:[ez]?grep|rg|ag|ack|findstr|select-string|sls|git[ \t]+(?:grep|log))\b[^\n]*"
 )
 _SEARCH_MARKERS = ("grep", "rg ", "ag ", "ack ", "findstr", "select-string", "sls ", "git log")
-_SEARCH_NAMES = ("pass", "pwd", "secret", "token", "cred", "api_key", "apikey", "auth")
+_SEARCH_NAMES = ("pass", "pwd", "pw", "secret", "token", "cred", "api_key", "apikey", "auth")
 _SEARCH_SPLIT = str.maketrans({c: " " for c in "'\"=:()[]{}|<>,;`"})
 _REGEX_LEADS = ("\\s*", "\\s+", "\\s?", "\\b", "\\W*", ".*", "?")
 
@@ -1704,8 +1704,12 @@ def _password_lines(text: str) -> tuple[str, int]:
         for word in window.translate(_PW_SPLIT).split():
             word = word.strip(".:=")
             pieces = word.replace("/", ":").replace("=", ":").split(":")
-            # A path, a URL, name=value, a:b: only their parts.
-            for piece in pieces if len(pieces) > 1 else (word,):
+            # A path, a URL, name=value, a:b: only their parts; a word whose "=" or ":"
+            # follows no name is one value ("%fg-7I=*MFsr1").
+            whole = len(pieces) == 1 or (
+                "/" not in word and not pieces[0].lstrip("-").replace("-", "_").isidentifier()
+            )
+            for piece in {word, *pieces} if whole else pieces:
                 if any(w in piece.lower() for w in _PW_WORDS if len(w) > 3):
                     continue  # a name: DB_PASSWORD, getPassword2
                 if _pw_shaped(piece):
