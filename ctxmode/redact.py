@@ -217,7 +217,7 @@ def looks_random(value: str) -> bool:
         return False
     if not value.isprintable() or " " in value:
         return False  # a word has no whitespace
-    if value[0] == "/" or value[:2] in ("~/", "./", "..") or "://" in value:
+    if value[0] == "/" or value[:2] in ("~/", "./") or value[:3] == "../" or "://" in value:
         return False  # a path or a URL (URLs have rules of their own)
     if value[0] in "~." and ("/" in value or value[1:].isalpha()):
         return False  # ~user/x, .config/x, .bashrc; ".sF3x~9" is a password
@@ -342,7 +342,9 @@ _CRED_PATTERN = (
     r"(?(flag)(?:[ \t]+|\\*[\"'][ \t]*,[ \t]*(?=\\*[\"'][^\"'\\\n]*\\*[\"'][ \t]*[,\]]))(?!-)"
     r"|(?:\\*[\"'])?\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|]*(?:[ \t]*=[ \t]*(?=\\*[\"'])|[ \t]+=[ \t]+)"
-    r"|[ \t]*(?:=>|:=|=(?!=)|:(?![:/]))))"
+    # "NAME==X" glued: an assignment of "=X" (ansible -e 'x_pass==X'), or a hard-coded
+    # comparison; "a == b" with spaces stays code.
+    r"|[ \t]*(?:=>|:=|=(?!=)|==(?![=\s])|:(?![:/]))))"
     r"[ \t]*" + _VALUE
 )
 # "pass" alone is in "passed" and "bypass": only the spellings that can end a name.
@@ -916,7 +918,8 @@ def _pct_decoded(m: Match[str]) -> str:
 _SPLIT_TOKEN = (
     _LB + r"(?P<v>(?:gh[pousr]_|github_pat_|glpat-|sk-ant-|sk-proj-|sk-|xox[abposr]-|AKIA|ASIA"
     r"|AIza|[sr]k_live_|npm_|pypi-|hf_|SG\.|xapp-|whsec_|dckr_pat_|hvs\.)"
-    r"[A-Za-z0-9_-]*(?:(?:[ \t]{1,2}|\r?\n[ \t]*)(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{3,})"
+    r"[A-Za-z0-9_-]*(?:(?:[ \t]{1,2}|\r?\n[ \t]*)(?:(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{3,}"
+    r"|[a-z]{8,}(?![A-Za-z0-9_-])))"
     r"{1,12})"
 )
 _SPLIT_MARKERS = (
@@ -1172,6 +1175,7 @@ _SEARCH_MARKERS = ("grep", "rg ", "ag ", "ack ", "findstr", "select-string", "sl
 _SEARCH_NAMES = ("pass", "pwd", "pw", "secret", "token", "cred", "api_key", "apikey", "auth")
 _SEARCH_SPLIT = str.maketrans({c: " " for c in "'\"=:()[]{}|<>,;`"})
 _REGEX_LEADS = ("\\s*", "\\s+", "\\s?", "\\b", "\\W*", ".*", "?")
+_REGEX_SPLIT = str.maketrans({c: " " for c in "'\"()[]{}|<>,;`?"})
 
 
 def _search_line(m: Match[str]) -> str:
@@ -1180,6 +1184,9 @@ def _search_line(m: Match[str]) -> str:
         return line
     # Each word as written (quotes off), then its pieces between a pattern's syntax.
     words = {w.strip("'\"`") for w in line.split()} | set(line.translate(_SEARCH_SPLIT).split())
+    for lead in _REGEX_LEADS[:3]:  # "pass\\s*=\\s*X=Y": the value keeps its "="
+        line_words = line.replace(lead, " ").translate(_REGEX_SPLIT).split()
+        words |= {w.strip("=") for w in line_words}
     found = set()
     for piece in words:
         core = piece
@@ -1208,7 +1215,7 @@ _FOREIGN_STRONG = (
 _FOREIGN_WEAK = (
     "schlüssel", "api-schlüssel", "clé", "clé api", "clave", "chave", "jeton", "токен", "ключ",
     "トークン", "令牌", "密钥", "秘密鍵", "apiキー", "토큰", "sleutel", "nyckel", "nøgle",
-    "avain", "klucz",
+    "avain", "klucz", "token",
 )  # fmt: skip
 _FOREIGN_LINKS = (
     "ist", "lautet", "war", "wäre", "est", "était", "es", "era", "é", "è", "is", "är", "er",
@@ -1312,10 +1319,12 @@ _FOREIGN_PATTERN = (
     + "|".join(
         sorted((w for w in _FOREIGN_LINKS if w.isalpha() and w.isascii()), key=len, reverse=True)
     )
-    + r")(?![\w])|"
+    + r")(?![\w])|(?<![^\s])[—–-](?!\S)|"
     + "|".join(
         sorted(
-            (w for w in _FOREIGN_LINKS if not (w.isalpha() and w.isascii())), key=len, reverse=True
+            (w for w in _FOREIGN_LINKS if not (w.isalpha() and w.isascii()) and w not in "—–-"),
+            key=len,
+            reverse=True,
         )
     )
     + r")[ \t]*:?|[ \t]+)[ \t]*[\"'`\u201c\u2018\u00ab\u300c\u300e\uff08(]?"
@@ -1518,12 +1527,17 @@ def _set_ready(text: str, low: str) -> bool:
     return False
 
 
+# Links of the languages that borrow "password" and "token" (not English words).
+_BORROWED_LINKS = ("est", "ist", "es", "era", "lautet", "war", "wäre", "était", "är", "jest",
+                   "este", "será", "sera", "sarà", "wordt", "blir", "bliver", "olacak", "naar")  # fmt: skip
+
+
 def _foreign_ready(text: str, low: str) -> bool:
     for marker in _FOREIGN_MARKERS:
         if marker in low and (
-            marker != "password"
+            marker not in ("password", "token")
             or not low.isascii()
-            or any(f" {w} " in low for w in ("est", "ist", "es", "era"))
+            or any(f" {w} " in low for w in _BORROWED_LINKS)
         ):
             return True
     return False
@@ -1543,7 +1557,7 @@ def _foreign(m: Match[str]) -> str:
     kw = " ".join(m.group("kw").lower().split())
     conn = m.group("conn")
     linked = conn is not None
-    if kw == "password" and (not linked or conn.lower() in _ENGLISH_LINKS):
+    if kw in ("password", "token") and (not linked or conn.lower() in _ENGLISH_LINKS):
         return m.group(0)  # English: the prose rule's (Italian: "la password è X")
     if linked and kw in _FOREIGN_STRONG_SET:
         if core.lower() in _NOT_A_VALUE or core.lower() in _FOREIGN_WORDS:
@@ -1629,18 +1643,25 @@ def _pw_shaped(v: str) -> bool:
     n = len(v)
     if n < 8 or n > 100 or v[0] in "/{<\\" or "://" in v or PREFIX in v or reference(v):
         return False
-    if n >= 12 and not n % 4 and _B64.issuperset(v) and "=" not in v.rstrip("="):
+    body = v.rstrip("=")
+    if n >= 12 and len(body) % 4 != 1 and _B64.issuperset(v) and "=" not in body:
         import binascii
 
         try:
-            decoded = _as_text(binascii.a2b_base64(v))
+            decoded = _as_text(binascii.a2b_base64(body + "=" * (-len(body) % 4)))
         except (binascii.Error, ValueError):
             decoded = None
         if decoded is not None and decoded != v and _pw_shaped(decoded):
             return True  # a password in base64
     if "@" in v:
         host = v.rsplit("@", 1)[1]
-        if "." in host and host.replace(".", "").replace("-", "").isalnum():
+        tld = host.rsplit(".", 1)[-1]
+        if (
+            "." in host
+            and host.islower()
+            and tld.isalpha()
+            and host.replace(".", "").replace("-", "").isalnum()
+        ):
             return False  # an address: user@host.example
     upper = lower = digit = symbol = False
     changes, last = 0, ""
@@ -1661,8 +1682,8 @@ def _pw_shaped(v: str) -> bool:
     if not (upper or lower):
         return False
     if v[0] == "-" and all(c.isalnum() or c in "-_." for c in v):
-        return upper and lower and changes >= 7  # a flag (--no-verify, -Xmx512m) but random
-    return symbol or (upper and lower and changes >= 5)
+        return upper and lower and changes >= 5  # a flag (--no-verify, -Xmx512m) but random
+    return symbol or (upper and lower and (changes >= 5 or (n >= 12 and changes >= 4)))
 
 
 def _pw_windows(low: str) -> list[tuple[int, int]]:
@@ -1707,9 +1728,17 @@ def _password_lines(text: str) -> tuple[str, int]:
             # A path, a URL, name=value, a:b: only their parts; a word whose "=" or ":"
             # follows no name is one value ("%fg-7I=*MFsr1").
             whole = len(pieces) == 1 or (
-                "/" not in word and not pieces[0].lstrip("-").replace("-", "_").isidentifier()
+                "/" not in word and (word.count("=") > 1 or not _plain_name(pieces[0].lstrip("-")))
             )
-            for piece in {word, *pieces} if whole else pieces:
+            candidates = {word, *pieces} if whole else set(pieces)
+            head, colon, tail = word.partition(":")
+            if colon and _plain_name(head):
+                candidates.add(tail)  # user:pass, the password holding "=" or ":"
+            if len(word) > 3 and word[0] == "s" and word[1] in "/|#,":
+                parts = word.split(word[1])  # sed's s/OLD/NEW/: NEW whole
+                if len(parts) >= 4:
+                    candidates.add(parts[2])
+            for piece in candidates:
                 if any(w in piece.lower() for w in _PW_WORDS if len(w) > 3):
                     continue  # a name: DB_PASSWORD, getPassword2
                 if _pw_shaped(piece):
