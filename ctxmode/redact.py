@@ -217,8 +217,10 @@ def looks_random(value: str) -> bool:
         return False
     if not value.isprintable() or " " in value:
         return False  # a word has no whitespace
-    if value[0] in "/~." or "://" in value:
+    if value[0] == "/" or value[:2] in ("~/", "./") or value[:3] == "../" or "://" in value:
         return False  # a path or a URL (URLs have rules of their own)
+    if value[0] in "~." and ("/" in value or value[1:].isalpha()):
+        return False  # ~user/x, .config/x, .bashrc; ".sF3x~9" is a password
     if "(" in value or ")" in value or "[" in value or "{" in value:
         return False  # code: compute(), items[0]
     digits = sum(c.isdigit() for c in value)
@@ -233,13 +235,26 @@ def looks_random(value: str) -> bool:
     return len(value) >= 24 and alpha == len(value)
 
 
-def _random_words(segment: str) -> str:
-    """``segment`` with each word (between spaces or tabs) that looks generated masked."""
+def _random_words(segment: str, glued: bool = False) -> str:
+    """``segment`` with each word (between spaces or tabs) that looks generated masked.
+
+    ``glued``: the segment's last word touches the ``=`` or ``:`` after it: the head of a
+    value that holds one ("pw zsnfDQWOss=Y7…"), masked unless a plain name (``user=``)."""
     out = []
-    for part in segment.replace("\t", " \t ").split(" "):
+    parts = segment.replace("\t", " \t ").split(" ")
+    for i, part in enumerate(parts):
         core = part.strip(_STRIP)
-        out.append(part.replace(core, PREFIX + "credential]") if looks_random(core) else part)
+        head = glued and i == len(parts) - 1 and core and not _plain_name(core)
+        out.append(
+            part.replace(core, PREFIX + "credential]") if head or looks_random(core) else part
+        )
     return " ".join(out).replace(" \t ", "\t")
+
+
+def _plain_name(word: str) -> bool:
+    """A name of code or a word: snake_case, kebab-case, lower or upper case alone."""
+    flat = word.replace("-", "_").replace(".", "_")
+    return flat.isidentifier() and (flat.islower() or flat.isupper() or flat[1:].islower())
 
 
 def _prose(m: Match[str]) -> str:
@@ -259,7 +274,9 @@ def _prose(m: Match[str]) -> str:
     head = whole[:vstart]
     if m.group("conn"):
         kw_end, conn_start = m.end("kw") - base, m.start("conn") - base
-        head = whole[:kw_end] + _random_words(whole[kw_end:conn_start]) + whole[conn_start:vstart]
+        segment = whole[kw_end:conn_start]
+        glued = segment.strip() != "" and not segment[-1].isspace() and whole[conn_start] in "=:"
+        head = whole[:kw_end] + _random_words(segment, glued) + whole[conn_start:vstart]
     unchanged = head + whole[vstart:]
     if not _worded(core):
         return unchanged
@@ -325,7 +342,9 @@ _CRED_PATTERN = (
     r"(?(flag)(?:[ \t]+|\\*[\"'][ \t]*,[ \t]*(?=\\*[\"'][^\"'\\\n]*\\*[\"'][ \t]*[,\]]))(?!-)"
     r"|(?:\\*[\"'])?\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|]*(?:[ \t]*=[ \t]*(?=\\*[\"'])|[ \t]+=[ \t]+)"
-    r"|[ \t]*(?:=>|:=|=(?!=)|:(?![:/]))))"
+    # "NAME==X" glued: an assignment of "=X" (ansible -e 'x_pass==X'), or a hard-coded
+    # comparison; "a == b" with spaces stays code.
+    r"|[ \t]*(?:=>|:=|=(?!=)|==(?![=\s])|:(?![:/]))))"
     r"[ \t]*" + _VALUE
 )
 # "pass" alone is in "passed" and "bypass": only the spellings that can end a name.
@@ -344,23 +363,32 @@ _KEY_MARKERS = (
 # Commands that take a password as an argument: the prefix up to the value.
 _CMD_PASSWORD = (
     # Case-sensitive: mysql's -P is its port, -p its password.
-    r"(?:\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]{0,300}?\s-p(?=[^\s-])"
+    # "-p" glued to what follows is the password, whatever it starts with ("-p-x": "-x").
+    r"(?:\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]{0,300}?\s-p(?=[^\s'\"]|\\*['\"][^\s'\"])"
     r"|\blogin\b[^\n|;&]{0,300}?\s-p\s+"
     r"|\bsshpass\s+-p\s*"
     r"|\bredis-cli\b[^\n|;&]{0,300}?\s-a\s+"
-    r"|\bsqlcmd\b[^\n|;&]{0,300}?\s-P\s+"
+    r"|\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,300}?\s-P\s*"
     r"|\bldap\w+\b[^\n|;&]{0,300}?\s-w\s+"
     r"|\bmongo\w*\b[^\n|;&]{0,300}?\s-p\s+"
     r"|\bssh-keygen\b[^\n|;&]{0,300}?\s-[NP]\s+"
     r"|\b(?:un)?zip\b[^\n|;&]{0,300}?\s-P\s+"
     r"|\b7za?\b[^\n|;&]{0,300}?\s-p(?=\S)"
     r"|\badd-(?:generic|internet)-password\b[^\n|;&]{0,300}?\s-w\s+"
-    r"|\bhtpasswd\s+-\w*b\w*\s+\S+\s+\S+\s+"
+    r"|\bhtpasswd\s+(?=(?:-\w+\s+)*-\w*b)(?:(?=(?:-\w+\s+)*-\w*n)(?:-\w+\s+)+\S+\s+"
+    r"|(?!(?:-\w+\s+)*-\w*n)(?:-\w+\s+)+\S+\s+\S+\s+)"
     r"|\b(?:echo|printf)\s+(?=\S+\s*\|[^\n]*--password-stdin)"
     r"|--password-stdin\s*<<<\s*"
     r"|\b(?:smb\w*|rpcclient)\b[^\n|;&]{0,300}?\s-U\s+[^\s%]+%"
     r"|\bsecret\s+set\s+\S+\s+(?:--body|-b)[\s=]+"
     r")" + _VALUE
+)
+# A secret store's value on the command line (az keyvault secret set --value X, aws
+# secretsmanager create-secret --secret-string X); GitHub Actions' ::add-mask::X.
+_STORE_VALUE = (
+    r"(?:\bsecrets?(?:manager)?\b[^\n|;&]{0,200}?\b(?:set|create|add|put|update|create-secret"
+    r"|put-secret-value|update-secret)\b[^\n|;&]{0,200}?\s--(?:value|secret-string)[\s=]+"
+    r"|::add-mask::)" + _VALUE
 )
 # aws configure set aws_secret_access_key VALUE, npm config set //host/:_authToken VALUE
 _CONFIG_SET = (
@@ -695,7 +723,7 @@ def _random_ready(text: str, low: str) -> bool:
 _ADMIN_PASSWORD = (
     r"(?:\b(?:useradd|usermod|adduser)\b[^\n|;&]{0,300}?\s-p\s+"
     r"|\bnet\s+user\s+(?:/\w+\s+)*(?!/)[^\s/]+\s+(?![/*])"
-    r"|\bnet\s+use\s+(?:[A-Za-z*]:\s+)?\\\\\S+\s+(?![/*])"
+    r"|\bnet\s+use\s+(?:[A-Za-z*]:\s+)?\\\\\S+\s+(?:(?i:/user):\S+\s+)?(?![/*])"
     r"|\bmysqladmin\b[^\n|;&]{0,300}?\spassword\s+"
     r"|\bhtpasswd\s+-(?=\w*b)(?=\w*n)\w+\s+\S+\s+"
     r"|\b(?:rabbitmqctl|rabbitmqadmin)\s+(?:add_user|change_password|authenticate_user)\s+\S+\s+"
@@ -725,7 +753,9 @@ _ADMIN_PASSWORD = (
 _STDIN_READERS = (
     r"\s*(?:sudo\s+(?:-[^S\s]\S*\s+)*)?(?:passwd|chpasswd|kinit|smbpasswd|vncpasswd"
     r"|cryptsetup|sudo\s+(?:-\w+\s+)*-\w*S\b|openssl\b[^\n]*-pass\w*\s+stdin"
-    r"|gpg\b[^\n]*--passphrase-fd)"
+    r"|gpg\b[^\n]*--passphrase-fd"
+    # A secret store fed on stdin: gcloud secrets create, docker secret create, gh secret set.
+    r"|[\w.-]+\s+(?:[\w.-]+\s+)?secrets?\s+(?:create|set|add|put|versions\s+add)\b)"
 )
 _ADMIN_PASSWORD = _ADMIN_PASSWORD.replace("{stdin}", _STDIN_READERS) + _VALUE
 _ADMIN_MARKERS = (
@@ -733,7 +763,7 @@ _ADMIN_MARKERS = (
     "rabbitmq", "mosquitto_passwd", "set-initial-password", "convertto-securestring",
     "openssl", "psexec", "paexec", "schtasks", "ldappasswd", "lftp", "influx", "snmp",
     "sqlplus", "sqlldr", "expdp", "impdp", "rman", "passwd", "kinit", "cryptsetup", "sudo",
-    "gpg", "requirepass", "masterauth", "changeuserpassword", "crypt(",
+    "gpg", "requirepass", "masterauth", "changeuserpassword", "crypt(", "secret",
 )  # fmt: skip
 # An expect script answers a password prompt with send.
 _EXPECT_SEND = r"(?i)\bexpect\b[^\n]*assword[^\n]*\n[ \t]*send\s+(?:--\s+)?" + _VALUE
@@ -888,7 +918,8 @@ def _pct_decoded(m: Match[str]) -> str:
 _SPLIT_TOKEN = (
     _LB + r"(?P<v>(?:gh[pousr]_|github_pat_|glpat-|sk-ant-|sk-proj-|sk-|xox[abposr]-|AKIA|ASIA"
     r"|AIza|[sr]k_live_|npm_|pypi-|hf_|SG\.|xapp-|whsec_|dckr_pat_|hvs\.)"
-    r"[A-Za-z0-9_-]*(?:(?:[ \t]{1,2}|\r?\n[ \t]*)(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{3,})"
+    r"[A-Za-z0-9_-]*(?:(?:[ \t]{1,2}|\r?\n[ \t]*)(?:(?=[A-Za-z0-9_-]*[0-9A-Z])[A-Za-z0-9_-]{3,}"
+    r"|[a-z]{8,}(?![A-Za-z0-9_-])))"
     r"{1,12})"
 )
 _SPLIT_MARKERS = (
@@ -904,6 +935,36 @@ def _split_token(m: Match[str]) -> str:
     if masked == joined or not masked.startswith(PREFIX):
         return m.group(0)
     return masked
+
+
+# A provider's token whose head its rule masked alone ("sk-proj-AbC1… 2dEf…": the rule
+# took the head for the whole): the groups after the mask that look generated (a digit
+# and a letter, or a long mixed-case run) are its tail.
+_CONTINUED = (
+    r"\[REDACTED:[a-z0-9-]*(?:key|token)\](?P<rest>(?:[ \t]{1,2}[A-Za-z0-9_-]{4,}(?![^\s]))+)"
+)
+
+
+def _continues(group: str) -> bool:
+    if any(c.isdigit() for c in group) and any(c.isalpha() for c in group):
+        return True
+    return len(group) >= 10 and any(c.isupper() for c in group[1:]) and not group.isupper()
+
+
+def _continued(m: Match[str]) -> str:
+    rest = m.group("rest")
+    groups = rest.split()
+    n = 0
+    while n < len(groups) and _continues(groups[n]):
+        n += 1
+    if not n:
+        return m.group(0)
+    head = m.group(0)[: m.start("rest") - m.start(0)]
+    lead = rest[: len(rest) - len(rest.lstrip())]
+    end = len(lead)
+    for group in groups[:n]:
+        end = rest.index(group, end) + len(group)
+    return head + lead + PREFIX + "api-token]" + rest[end:]
 
 
 # More providers' prefixes, each with a body of its own shape (hex, short, dashed): the
@@ -1053,6 +1114,9 @@ _SET_TO = (
     + _SET_NAMES
     + r"[ \t]+(?:(?:was|is|has[ \t]+been|got|gets)[ \t]+)?"
     + _SET_VERBS
+    + r"|\b"
+    + _SET_NAMES
+    + r"(?=[ \t]*(?:->|\u2192))"  # "password -> X"
     + r")(?:[ \t]+from"
     + _SET_VALUE.format("old")
     + r")?"
@@ -1069,8 +1133,12 @@ def _set_to(m: Match[str]) -> str:
             continue
         core = value.rstrip(_TRAIL + "!?)]}")
         # A value, not a word: "pass the node to every child", "token set to None".
-        if not _worded(core) or core.isalpha() or len(core) < 4 or core[0] in "/~.$%{<(":
+        if not _worded(core) or core.isalpha() or len(core) < 4 or core[0] in "/{<(":
             continue
+        if core[0] in "$%" and (reference(core) or not looks_random(core[1:])):
+            continue  # $NEW_PASS, %PW%; "%C3wd+jB4" is a password
+        if core[0] in "~." and not looks_random(core):
+            continue  # a path (~/x, ./x, .env); ".Y3vlM38" is a password
         start = m.start(group) - base
         out = out[:start] + PREFIX + "credential]" + out[start + len(core) :]
     return out
@@ -1104,9 +1172,10 @@ _SEARCH_LINE = (
     r"(?i)\b(?:[ez]?grep|rg|ag|ack|findstr|select-string|sls|git[ \t]+(?:grep|log))\b[^\n]*"
 )
 _SEARCH_MARKERS = ("grep", "rg ", "ag ", "ack ", "findstr", "select-string", "sls ", "git log")
-_SEARCH_NAMES = ("pass", "pwd", "secret", "token", "cred", "api_key", "apikey", "auth")
+_SEARCH_NAMES = ("pass", "pwd", "pw", "secret", "token", "cred", "api_key", "apikey", "auth")
 _SEARCH_SPLIT = str.maketrans({c: " " for c in "'\"=:()[]{}|<>,;`"})
 _REGEX_LEADS = ("\\s*", "\\s+", "\\s?", "\\b", "\\W*", ".*", "?")
+_REGEX_SPLIT = str.maketrans({c: " " for c in "'\"()[]{}|<>,;`?"})
 
 
 def _search_line(m: Match[str]) -> str:
@@ -1115,6 +1184,9 @@ def _search_line(m: Match[str]) -> str:
         return line
     # Each word as written (quotes off), then its pieces between a pattern's syntax.
     words = {w.strip("'\"`") for w in line.split()} | set(line.translate(_SEARCH_SPLIT).split())
+    for lead in _REGEX_LEADS[:3]:  # "pass\\s*=\\s*X=Y": the value keeps its "="
+        line_words = line.replace(lead, " ").translate(_REGEX_SPLIT).split()
+        words |= {w.strip("=") for w in line_words}
     found = set()
     for piece in words:
         core = piece
@@ -1137,12 +1209,13 @@ _FOREIGN_STRONG = (
     "jelszo", "şifre", "sifre", "parola", "пароль", "пароля", "密码", "密碼", "口令",
     "パスワード", "暗証番号", "비밀번호", "암호", "كلمة المرور", "كلمة السر", "סיסמה", "סיסמא",
     "mật khẩu", "kata sandi", "kata laluan", "รหัสผ่าน", "κωδικός", "κωδικος", "гасло",
-    "הסיסמה", "password",
+    "הסיסמה", "password", "पासवर्ड", "geslo", "رمز عبور", "kodeord", "lozinka", "lozinku",
+    "parool", "slaptažodis", "contrasenya", "pasahitza", "parolă",
 )  # fmt: skip
 _FOREIGN_WEAK = (
     "schlüssel", "api-schlüssel", "clé", "clé api", "clave", "chave", "jeton", "токен", "ключ",
     "トークン", "令牌", "密钥", "秘密鍵", "apiキー", "토큰", "sleutel", "nyckel", "nøgle",
-    "avain", "klucz",
+    "avain", "klucz", "token",
 )  # fmt: skip
 _FOREIGN_LINKS = (
     "ist", "lautet", "war", "wäre", "est", "était", "es", "era", "é", "è", "is", "är", "er",
@@ -1150,7 +1223,7 @@ _FOREIGN_LINKS = (
     "는", "은", "이", "هي", "היא", "là", "adalah", "ialah", "คือ", "είναι", "este", "será",
     "sera", "sarà", "wordt", "blir", "bliver", "olacak", "будет", "も", "を", "를", "을",
     "改成", "改为", "改為", "设为", "設為", "设置为", "auf", "zu", "en", "a", "naar", "till",
-    "til", "na", "на",
+    "til", "na", "на", "है", "था", "است", "هو", "ni", "ay",
 )  # fmt: skip
 _FOREIGN_WORDS = frozenset(
     [
@@ -1231,7 +1304,8 @@ _FOREIGN_WORDS = frozenset(
     ]
 )
 _FOREIGN_PATTERN = (
-    r"(?i)(?<![\w-])(?P<kw>"
+    # Not inside a Latin word; after any other letter (数据库密码: the database password).
+    r"(?i)(?<![A-Za-z0-9_-])(?P<kw>"
     + "|".join(
         sorted(
             (w.replace(" ", r"[ \t]+") for w in _FOREIGN_STRONG + _FOREIGN_WEAK),
@@ -1239,15 +1313,18 @@ _FOREIGN_PATTERN = (
             reverse=True,
         )
     )
-    + r")(?:[a-zäöüéèêàáíóúñçøåæłśźżćńęąşğıа-яё]{0,4})"  # inflections: Passwortes, lösenordet
-    r"(?P<link>(?:[ \t]+[^\s:：=]{1,20}){0,3}?[ \t]*(?P<conn>(?:"
+    + r")(?:[a-zäöüéèêàáíóúñçøåæłśźżćńęąşğıăâîșțšžčėįųūа-яё]{0,4})"  # inflections: Passwortes
+    # A link word stands alone: never the tail of the value ("X3kA!" is no "a" link).
+    r"(?P<link>(?:[ \t]+[^\s:：=]{1,20}){0,3}?[ \t]*(?P<conn>(?<![^\s])(?:"
     + "|".join(
         sorted((w for w in _FOREIGN_LINKS if w.isalpha() and w.isascii()), key=len, reverse=True)
     )
-    + r")(?![\w])|"
+    + r")(?![\w])|(?<![^\s])[—–-](?!\S)|"
     + "|".join(
         sorted(
-            (w for w in _FOREIGN_LINKS if not (w.isalpha() and w.isascii())), key=len, reverse=True
+            (w for w in _FOREIGN_LINKS if not (w.isalpha() and w.isascii()) and w not in "—–-"),
+            key=len,
+            reverse=True,
         )
     )
     + r")[ \t]*:?|[ \t]+)[ \t]*[\"'`\u201c\u2018\u00ab\u300c\u300e\uff08(]?"
@@ -1392,7 +1469,7 @@ _ADMIN_COMMANDS = (
     "sqlldr", "expdp", "impdp", "rman", "mkpasswd", "requirepass", "masterauth",
     "changeuserpassword", "crypt",
 )  # fmt: skip
-_STDIN_WORDS = ("passwd", "kinit", "cryptsetup", "sudo", "openssl", "gpg")
+_STDIN_WORDS = ("passwd", "kinit", "cryptsetup", "sudo", "openssl", "gpg", "secret")
 
 
 def _admin_ready(text: str, low: str) -> bool:
@@ -1450,12 +1527,17 @@ def _set_ready(text: str, low: str) -> bool:
     return False
 
 
+# Links of the languages that borrow "password" and "token" (not English words).
+_BORROWED_LINKS = ("est", "ist", "es", "era", "lautet", "war", "wäre", "était", "är", "jest",
+                   "este", "será", "sera", "sarà", "wordt", "blir", "bliver", "olacak", "naar")  # fmt: skip
+
+
 def _foreign_ready(text: str, low: str) -> bool:
     for marker in _FOREIGN_MARKERS:
         if marker in low and (
-            marker != "password"
+            marker not in ("password", "token")
             or not low.isascii()
-            or any(f" {w} " in low for w in ("est", "ist", "es", "era"))
+            or any(f" {w} " in low for w in _BORROWED_LINKS)
         ):
             return True
     return False
@@ -1475,7 +1557,7 @@ def _foreign(m: Match[str]) -> str:
     kw = " ".join(m.group("kw").lower().split())
     conn = m.group("conn")
     linked = conn is not None
-    if kw == "password" and (not linked or conn.lower() in _ENGLISH_LINKS):
+    if kw in ("password", "token") and (not linked or conn.lower() in _ENGLISH_LINKS):
         return m.group(0)  # English: the prose rule's (Italian: "la password è X")
     if linked and kw in _FOREIGN_STRONG_SET:
         if core.lower() in _NOT_A_VALUE or core.lower() in _FOREIGN_WORDS:
@@ -1484,6 +1566,12 @@ def _foreign(m: Match[str]) -> str:
         return m.group(0)
     start = m.start("v") - m.start(0)
     whole = m.group(0)
+    if linked:  # a word glued to the link is the head of the value ("пароль X#=Y")
+        kw_end, conn_start = m.end("kw") - m.start(0), m.start("conn") - m.start(0)
+        segment = whole[kw_end:conn_start]
+        if segment.strip() and not segment[-1].isspace() and whole[conn_start] in "=:：":
+            whole = whole[:kw_end] + _random_words(segment, True) + whole[conn_start:]
+            start += len(whole) - len(m.group(0))
     return whole[:start] + PREFIX + "credential]" + whole[start + len(core) :]
 
 
@@ -1517,6 +1605,188 @@ def _pgpass_ready(text: str, low: str) -> bool:
     return False
 
 
+# A line that speaks of a password, a login or credentials ("login with admin / X",
+# "log in as ops:X", "the new one is X (the db password)", "rotate admin password (X)")
+# has each word shaped like a generated password masked: letters and digits with a
+# symbol, or mixed case with digits that changes kind of character often (random, not
+# a name of code like "base64Encode"). Near the word only (a window of the line), and
+# never a name holding the word itself, a path, a URL, a reference or code.
+_PW_LINES = "\x00password-lines"
+_PW_WORDS = ("password", "passwd", "passphrase", "pwd", "pw", "pass", "creds", "credentials",
+             "login", "log in", "logon", "sign in", "signin")  # fmt: skip
+_PW_SHORT = frozenset(("pass", "pw", "pwd", "login", "logon", "signin", "log in", "sign in"))
+_PW_SYMBOLS = frozenset("!@#$%^&*+=~?")
+_PW_SPLIT = str.maketrans({c: " " for c in "\"'`()[]{}<>,;|\\"})
+_PW_BEFORE, _PW_AFTER = 160, 200
+
+
+def _changes(v: str) -> int:
+    """How often ``v`` changes kind of character (upper, lower, digit, other)."""
+    changes, last = 0, ""
+    for c in v:
+        kind = "u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s"
+        changes += kind != last and last != ""
+        last = kind
+    return changes
+
+
+def reference(v: str) -> bool:
+    """``$NAME``, ``${NAME}``, ``$(cmd)``, ``%NAME%``: what stands for a value, not one."""
+    if v[:2] in ("${", "$(") or (v[:1] == "%" and v[-1:] == "%" and len(v) > 2):
+        return True
+    name = v[1:].replace("_", "a")
+    return v[:1] == "$" and name[:1].isalpha() and name.isalnum() and name.isascii()
+
+
+def _pw_shaped(v: str) -> bool:
+    """Whether a word is shaped like a generated (or a person's) password."""
+    n = len(v)
+    if n < 8 or n > 100 or v[0] in "/{<\\" or "://" in v or PREFIX in v or reference(v):
+        return False
+    body = v.rstrip("=")
+    if n >= 12 and len(body) % 4 != 1 and _B64.issuperset(v) and "=" not in body:
+        import binascii
+
+        try:
+            decoded = _as_text(binascii.a2b_base64(body + "=" * (-len(body) % 4)))
+        except (binascii.Error, ValueError):
+            decoded = None
+        if decoded is not None and decoded != v and _pw_shaped(decoded):
+            return True  # a password in base64
+    if "@" in v:
+        host = v.rsplit("@", 1)[1]
+        tld = host.rsplit(".", 1)[-1]
+        if (
+            "." in host
+            and host.islower()
+            and tld.isalpha()
+            and host.replace(".", "").replace("-", "").isalnum()
+        ):
+            return False  # an address: user@host.example
+    upper = lower = digit = symbol = False
+    changes, last = 0, ""
+    for c in v:
+        kind = "u" if c.isupper() else "l" if c.islower() else "d" if c.isdigit() else "s"
+        if kind == "s" and c in _PW_SYMBOLS:
+            symbol = True
+        upper |= kind == "u"
+        lower |= kind == "l"
+        digit |= kind == "d"
+        changes += kind != last and last != ""
+        last = kind
+    head, dot, ext = v.rpartition(".")
+    if dot and 1 <= len(ext) <= 5 and ext.isalpha() and ext.islower() and head.isidentifier():
+        return False  # a file name: PolicyV2.md
+    if not digit:  # a long run that changes case like random bytes (base64), not CamelCase
+        return upper and lower and n >= 16 and changes >= 0.45 * n
+    if not (upper or lower):
+        return False
+    if v[0] == "-" and all(c.isalnum() or c in "-_." for c in v):
+        return upper and lower and changes >= 5  # a flag (--no-verify, -Xmx512m) but random
+    return symbol or (upper and lower and (changes >= 5 or (n >= 12 and changes >= 4)))
+
+
+def _pw_windows(low: str) -> list[tuple[int, int]]:
+    spans = []
+    for word in _PW_WORDS:
+        i = low.find(word)
+        while i >= 0:
+            end = i + len(word)
+            # A word of its own; the short ones not inside a name of code either
+            # (pass_zero, should_pass, login_required), the long ones may end one
+            # (DB_PASSWORD==X, db_credentials: X).
+            joins = "_" if word in _PW_SHORT else ""
+            if (i == 0 or not (low[i - 1].isalpha() or low[i - 1] in joins)) and (
+                end == len(low) or not (low[end].isalnum() or low[end] in joins)
+            ):
+                start = max(low.rfind("\n", 0, i) + 1, i - _PW_BEFORE)
+                stop = low.find("\n", end)
+                stop = min(len(low) if stop < 0 else stop, end + _PW_AFTER)
+                if low[start:stop].strip() != "pass":  # Python's pass statement
+                    spans.append((start, stop))
+            i = low.find(word, end)
+    return merge_spans(spans)
+
+
+def _password_lines(text: str) -> tuple[str, int]:
+    low = text.lower()
+    if len(low) != len(text):
+        return text, 0
+    found: set[str] = set()
+    for start, stop in _pw_windows(low):
+        window = text[start:stop]
+        at = window.find(PREFIX)
+        while at >= 0:  # what is masked already is no word of the line
+            end = window.find("]", at)
+            window = window[:at] + " " + window[end + 1 :] if end > 0 else window[:at]
+            at = window.find(PREFIX)
+        for escape in ("\\\\", "\\n", "\\r", "\\t", '\\"', "\\/"):
+            window = window.replace(escape, "  ")  # JSON-encoded text: never mask an escape
+        for word in window.translate(_PW_SPLIT).split():
+            word = word.strip(".:=")
+            pieces = word.replace("/", ":").replace("=", ":").split(":")
+            # A path, a URL, name=value, a:b: only their parts; a word whose "=" or ":"
+            # follows no name is one value ("%fg-7I=*MFsr1").
+            whole = len(pieces) == 1 or (
+                "/" not in word and (word.count("=") > 1 or not _plain_name(pieces[0].lstrip("-")))
+            )
+            candidates = {word, *pieces} if whole else set(pieces)
+            head, colon, tail = word.partition(":")
+            if colon and _plain_name(head):
+                candidates.add(tail)  # user:pass, the password holding "=" or ":"
+            if len(word) > 3 and word[0] == "s" and word[1] in "/|#,":
+                parts = word.split(word[1])  # sed's s/OLD/NEW/: NEW whole
+                if len(parts) >= 4:
+                    candidates.add(parts[2])
+            for piece in candidates:
+                if any(w in piece.lower() for w in _PW_WORDS if len(w) > 3):
+                    continue  # a name: DB_PASSWORD, getPassword2
+                if _pw_shaped(piece):
+                    found.add(piece)
+    if not found:
+        return text, 0
+    for value in sorted(found, key=len, reverse=True):
+        text = _replace_unescaped(text, value, PREFIX + "password]")
+    return text, len(found)
+
+
+def _replace_unescaped(text: str, value: str, mask: str) -> str:
+    """``text`` with ``value`` replaced where no backslash escapes its first character
+    (in JSON text, ``\\nX`` is a line break then X: the ``n`` is no part of a value)."""
+    out, pos = [], 0
+    i = text.find(value)
+    while i >= 0:
+        slashes = 0
+        while i - slashes > 0 and text[i - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2 == 0:
+            out.append(text[pos:i] + mask)
+            pos = i + len(value)
+        i = text.find(value, i + len(value) if pos == i + len(value) else i + 1)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# A call that authenticates with a user and a password as literals: the second argument
+# (``HTTPBasicAuth("u", "X")``, ``auth=("u", "X")``, ``NetworkCredential::new("u", "X")``,
+# ``ldap.simple_bind_s("cn=admin", "X")``, ``smtp.login("me", "X")``).
+_AUTH_CALL = (
+    r"(?i)(?:auth|credentials?|login|logon|simple_bind(?:_s)?|bind_s|authenticate)(?:\]?::new)?[ \t]*"
+    r"(?:=[ \t]*)?\([ \t]*(?P<q1>\\*[\"'])[^\"'\\\n]*(?P=q1)[ \t]*,[ \t]*"
+    r"(?P<q2>\\*[\"'])(?P<v>(?!\[REDACTED:)[^\"'\\\n]+)(?P=q2)"
+)
+_keep_password = _masked_value("password")
+
+
+# Kubernetes and ECS environment lists: the name in one entry, the value in the next
+# line ("- name: DB_PASSWORD" / "value: X", {"name": "DB_PASSWORD", "value": "X"}).
+_ENV_ENTRY = (
+    r"(?i)\bname\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?[\w.-]*?" + _CRED_WORD + r"[\w.-]*?\\*[\"']?"
+    r"[ \t]*,?[ \t]*(?:\r?\n[ \t-]*)?\\*[\"']?value\\*[\"']?[ \t]*[:=][ \t]*" + _VALUE
+)
+_PSK = r"(?i)(?<![\w-])(?:wpa_)?psk\\*[\"']?[ \t]*[=:][ \t]*" + _VALUE
+
+
 # Multi-line values under a credential's name (found line by line, see _config_blocks):
 # a YAML block scalar (``password: |`` and its indented lines), a quoted value that runs
 # over lines (.env, shell, TOML's triple quotes), a value continued with a backslash.
@@ -1534,6 +1804,11 @@ def _assignment(line: str) -> tuple[str, int] | None:
     ``name = value``, ``export NAME=value``, ``"name": value``, ``- name: value``; the
     name first on the line (in code, ``prompt='Password: '`` assigns no password)."""
     stripped = line.lstrip(" \t")
+    if stripped[:1] == "[" and stripped.find("] ", 0, 40) > 0:
+        stripped = stripped[stripped.find("] ") + 2 :].lstrip(" \t")  # a log's "[34] "
+    bar = stripped.find(" | ", 0, 40)
+    if bar > 0 and " " not in stripped[:bar].strip():
+        stripped = stripped[bar + 3 :].lstrip(" \t")  # docker compose's "db-1  | "
     for lead in ("export ", "- "):
         if stripped.startswith(lead):
             stripped = stripped[len(lead) :].lstrip(" \t")
@@ -1848,6 +2123,8 @@ _RULES: tuple[Rule, ...] = (
     ("api-token", "", _MORE_MARKERS, _MORE_TOKENS, PREFIX + "api-token]"),
     # (Its masks name the provider: "github-token" for ghp_…, and so on.)
     ("github-token", "", _SPLIT_MARKERS, _SPLIT_TOKEN, _split_token),
+    # The rest of a provider's token split by spaces, after its head was masked alone.
+    ("api-token", "[redacted:", (), _CONTINUED, _continued),
     (
         "twilio-key",
         _RUN,
@@ -1943,7 +2220,7 @@ _RULES: tuple[Rule, ...] = (
         ("-u", "--user"),
         r"(\bcurl\b[^\n]{0,500}?\s(?:-u[\s=]*|--user[\s=]+)"
         + _OPEN_QUOTE
-        + r"[^\s:'\"\\\[]+:)([^\s'\"\\]+)",
+        + r"[^\s:'\"\\\[]+:(?:\\*['\"](?=[^\s'\"\\]))?)([^\s'\"\\]+)",
         r"\1" + PREFIX + "password]",
     ),
     (
@@ -1965,6 +2242,9 @@ _RULES: tuple[Rule, ...] = (
             "sshpass",
             "redis-cli",
             "sqlcmd",
+            "bcp ",
+            "osql",
+            "isql",
             "ldap",
             "mongo",
             "ssh-keygen",
@@ -1980,6 +2260,7 @@ _RULES: tuple[Rule, ...] = (
         _CMD_PASSWORD,
         _masked_value("password"),
     ),
+    ("password", "", ("--value", "--secret-string", "add-mask"), _STORE_VALUE, _keep_password),
     ("password", "", _ADMIN_MARKERS, _ADMIN_PASSWORD, _masked_value("password")),
     ("password", "expect", ("send",), _EXPECT_SEND, _masked_value("password")),
     ("password", "", ("identified", "password"), _SQL_PASSWORD, _sql_value),
@@ -2055,6 +2336,7 @@ _RULES: tuple[Rule, ...] = (
         _masked_value("credential"),
     ),
     ("credential", "\n", (), _BLOCKS, PREFIX + "credential]"),
+    ("password", "(", ("auth", "cred", "login", "logon", "bind"), _AUTH_CALL, _keep_password),
     ("credential", "", _CRED_MARKERS, _CRED_PATTERN, _cred_value),
     # The same rule for *_KEY names, behind one gate: "key" alone is too common a word
     # (every error event has a "key" field) to start the regex engine for.
@@ -2088,6 +2370,8 @@ _RULES: tuple[Rule, ...] = (
     ),
     ("credential", "", _FOREIGN_MARKERS, _FOREIGN_PATTERN, _foreign),
     ("credential", "", _SEARCH_MARKERS, _SEARCH_LINE, _search_line),
+    ("credential", "value", ("name",), _ENV_ENTRY, _keep_value),
+    ("credential", "psk", (), _PSK, _keep_value),
     ("credential", "", (" to", "->", "\u2192"), _SET_TO, _set_to),
     (
         # "X is the new password": the value before its name.
@@ -2096,6 +2380,13 @@ _RULES: tuple[Rule, ...] = (
         ("password", "passphrase", "passcode", "pw", "pin", "secret", "token", "api key"),
         _VALUE_FIRST,
         _value_first,
+    ),
+    (
+        "password",
+        "",
+        ("pass", "pw", "cred", "login", "log in", "logon", "sign in", "signin"),
+        _PW_LINES,
+        PREFIX + "password]",
     ),
     # Encoded forms of what the rules above mask.
     ("encoded", "", (), _B64_RUN, _b64_decoded),  # (their prechecks find the runs)
@@ -2410,6 +2701,8 @@ def _mask(text: str) -> str:
             text, count = _key_tails(text)
         elif source is _BLOCKS:
             text, count = _config_blocks(text)
+        elif source is _PW_LINES:
+            text, count = _password_lines(text)
         elif by_line and source in _BY_LINE:
             present = tuple(m for m in markers if seen.get(m, True))  # (shapes for _RUN)
             spans = _run_lines(text) if gate is _RUN else _marker_lines(text, low, present)
@@ -2519,6 +2812,47 @@ def mask_repeats(text: str, found: dict[str, str]) -> str:
     return text
 
 
+# -- what a command generates ----------------------------------------------------------
+#
+# A command that makes a secret prints it bare: ``openssl rand -hex 32``, ``pwgen 20 1``,
+# ``head -c 32 /dev/urandom | base64``, ``python -c "import secrets; print(
+# secrets.token_urlsafe())"``, ``wg genkey``. Nothing in the output says what it is; the
+# command does. Its output's generated-looking words are noted like masked values (see
+# ``extract.masked``), so they are masked there and wherever the session repeats them.
+
+_GENERATORS = (
+    "openssl rand", "pwgen", "apg ", "makepasswd", "/dev/urandom", "/dev/random", "token_hex",
+    "token_urlsafe", "token_bytes", "get_random_secret_key", "generate_key", "gen-random",
+    "genkey", "genpsk", "generatepassword", "generate-password", "pass generate",
+    "bw generate", "keepassxc-cli generate", "rails secret", "rake secret", "key:generate",
+    "randombytes", "randomnumbergenerator", "getrandomvalues", "secrets.choice",
+    "random_password", "randompassword",
+)  # fmt: skip
+
+
+def generated(command: str, outputs: Iterable[str]) -> dict[str, str]:
+    """The words of ``outputs`` that ``command`` generated as secrets ({value: kind}):
+    none unless the command is one that makes secrets; then every word of 8 or more
+    characters that is no plain lower-case word, path, URL or mask."""
+    low = command.lower()
+    if not any(g in low for g in _GENERATORS):
+        return {}
+    found: dict[str, str] = {}
+    for output in outputs:
+        for word in output.split():
+            core = word.strip(_STRIP)
+            if (
+                len(core) >= 8
+                and PREFIX[1:] not in core  # (a mask, its bracket stripped)
+                and "://" not in core
+                and core[0] not in "/~$%"
+                and not (core.isalpha() and core.islower())
+                and "\\" not in core
+            ):
+                found[core] = "generated"
+    return found
+
+
 # -- a secret masked in an earlier payload ---------------------------------------------
 #
 # ctxmode.secret_memory remembers (as keyed digests) the values masked in a project's
@@ -2565,8 +2899,8 @@ def memorable(value: str, kind: str = "credential") -> bool:
             symbol = True
     if alpha and digit:
         return True
-    if alpha:
-        return symbol and n >= 8
+    if alpha:  # letters alone: a run that changes case like random bytes ("qXbT-vRmw_KfzLpa")
+        return (symbol and n >= 8) or ("." not in value and n >= 12 and _changes(value) >= 0.4 * n)
     return digit and not symbol and n >= 8
 
 

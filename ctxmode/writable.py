@@ -98,6 +98,11 @@ def problem(folder: str, mountinfo: str = MOUNTINFO) -> str | None:
     base = nearest_existing(folder)
     if not os.path.isdir(base):
         return f"{base} is not a folder"
+    # The kernel's file systems first: the same reason for root and for a user (a user
+    # was told "/proc is not writable by you", as if another user could write there).
+    kind = file_system(base, mountinfo)
+    if kind in VIRTUAL_FILE_SYSTEMS:
+        return f"{base} is on {kind}, a virtual file system of the kernel that holds no files"
     if not os.access(base, os.W_OK | os.X_OK):
         return f"{base} is not writable by you"
     try:
@@ -106,7 +111,4 @@ def problem(folder: str, mountinfo: str = MOUNTINFO) -> str | None:
         read_only = False
     if read_only:
         return f"{base} is on a read-only file system"
-    kind = file_system(base, mountinfo)
-    if kind in VIRTUAL_FILE_SYSTEMS:
-        return f"{base} is on {kind}, a virtual file system of the kernel that holds no files"
     return None

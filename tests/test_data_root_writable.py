@@ -183,3 +183,21 @@ def test_a_file_in_the_way(tmp_path: Path) -> None:
     assert (
         writable.problem(str(tmp_path / "file" / "data")) == f"{tmp_path / 'file'} is not a folder"
     )
+
+
+def test_a_virtual_file_system_is_named_for_a_user_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a user without write access (as root, /proc passes the access check): the
+    reason is still that the kernel's file system holds no files (a newcomer's run of
+    test_doctor_fails_for_a_root_under_proc as a non-root user failed on this)."""
+    from ctxmode import writable
+
+    table = tmp_path / "mountinfo"
+    folder = tmp_path / "kernel"
+    folder.mkdir()
+    table.write_text(f"22 1 0:5 / {folder} rw,nosuid - proc proc rw\n")
+    monkeypatch.setattr(writable.os, "access", lambda *_args, **_kw: False)
+    assert writable.problem(str(folder / "data"), str(table)) == (
+        f"{folder} is on proc, a virtual file system of the kernel that holds no files"
+    )

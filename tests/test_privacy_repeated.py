@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import secrets
 import sqlite3
+import string
 from pathlib import Path
+
+import pytest
 
 from ctxmode import redact
 from ctxmode.extract import masked
@@ -58,8 +62,23 @@ def test_a_value_masked_in_json_is_masked_where_it_comes_again_bare() -> None:
     assert "the release is out" in everything
 
 
-def test_a_password_given_on_a_command_line_is_masked_in_the_output_too() -> None:
-    password = secrets.token_urlsafe(16)
+def _password(shape: str) -> str:
+    """A generated password of a shape that once slipped through: ``-p-x`` is mysql's
+    password ``-x``; a value of letters alone (no digit) is still a generated one."""
+    rng = random.Random(secrets.randbits(32))
+    body = "".join(rng.choice(string.ascii_letters + string.digits + "-_") for _ in range(20))
+    if shape == "dash first":
+        return "-" + body
+    if shape == "letters only":
+        pairs = (rng.choice(string.ascii_lowercase) + rng.choice(string.ascii_uppercase)
+                 for _ in range(11))  # fmt: skip
+        return "".join(pairs)
+    return secrets.token_urlsafe(16)
+
+
+@pytest.mark.parametrize("shape", ["urlsafe", "dash first", "letters only"])
+def test_a_password_given_on_a_command_line_is_masked_in_the_output_too(shape: str) -> None:
+    password = _password(shape)
     inp = from_dict(
         {
             "session_id": "s",

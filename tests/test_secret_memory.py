@@ -96,8 +96,10 @@ def test_a_secret_masked_once_stays_masked_in_later_payloads_and_sessions(
     data = json.loads(dump)
     events = [e for s in data["sessions"] for e in s["events"]]
     remembered = [e for e in events if "[REDACTED:remembered]" in json.dumps(e["data"])]
-    # Each later call was recorded, its secret masked from memory (not dropped).
-    assert {e["type"] for e in remembered} >= {"tool_error", "git_commit", "task_create"}
+    # Each later call was recorded, its secret masked from memory (not dropped); the
+    # failed login's line names a login, so the password-line rule may mask it first.
+    assert {e["type"] for e in remembered} >= {"git_commit", "task_create"}
+    assert any(e["type"] == "tool_error" and "[REDACTED:" in json.dumps(e["data"]) for e in events)
     assert any(s["session_id"] == second and any("remembered" in json.dumps(e["data"])
                for e in s["events"]) for s in data["sessions"])  # fmt: skip
 

@@ -198,6 +198,10 @@ def masked(inp: HookInput, extra: Iterable[Any] = (), memory: Any = None) -> Hoo
                 raw[field] = _scrub(raw[field], 0, bulk, extras, half, heads)
     finally:
         found = redact.collecting(False)
+    if kind == "shell":
+        made = _generated(raw)
+        if made:
+            found = {**(found or {}), **made}
     if memory is not None and found:
         memory.remember(found)
     if found or (memory is not None and memory.lengths):
@@ -213,6 +217,29 @@ def masked(inp: HookInput, extra: Iterable[Any] = (), memory: Any = None) -> Hoo
     out.shell_keeps_cwd = inp.shell_keeps_cwd
     out.prompt_claims_compact = inp.prompt_claims_compact
     return out
+
+
+def _generated(raw: dict[str, Any]) -> dict[str, str]:
+    """What a shell command that makes secrets printed (redact.generated)."""
+    tool_input = raw.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not isinstance(command, str):
+        return {}
+    outputs: list[str] = []
+    _strings(raw.get("tool_response"), outputs, 0)
+    _strings(raw.get("error"), outputs, 0)
+    return redact.generated(command, outputs)
+
+
+def _strings(node: Any, into: list[str], depth: int) -> None:
+    if isinstance(node, str):
+        into.append(node)
+    elif depth <= MAX_DEPTH and isinstance(node, dict):
+        for value in node.values():
+            _strings(value, into, depth + 1)
+    elif depth <= MAX_DEPTH and isinstance(node, list):
+        for value in node:
+            _strings(value, into, depth + 1)
 
 
 def _repeats(node: Any, found: dict[str, str], depth: int, memory: Any = None) -> Any:
