@@ -10,6 +10,8 @@
 #                                 entries in ~/.codex/config.toml (--user or --project DIR)
 #   ./install.sh --host gemini    for the Gemini CLI: ~/.gemini/settings.json (--user, or
 #                                 --project DIR: a folder Gemini trusts)
+#   ./install.sh --host opencode  for OpenCode: a plugin in ~/.config/opencode/plugin/
+#                                 (--user, or --project DIR: DIR/.opencode/plugin/)
 #
 # What it does: finds a real python3 >= 3.10 (not a pyenv/asdf shim: hooks start on
 # every tool call and a shim costs ~10x the interpreter's start-up), creates an

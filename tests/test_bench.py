@@ -337,12 +337,14 @@ def test_bench_json_reports_every_hook_and_the_floor(
     codex = {CODEX + "PostToolUse", CODEX + "UserPromptSubmit"}
     background = {claude_bench.BACKGROUND + "PostToolUse"}
     gemini = {gemini_bench.GEMINI + "BeforeModel", gemini_bench.GEMINI + "AfterTool"}
+    opencode = {"opencode:PostToolUse", "opencode:UserPromptSubmit"}
     assert {hook["event"] for hook in report["hooks"]} == {
         *SHIMS,
         claude_bench.STATUS_LINE,
         *codex,
         *background,
         *gemini,
+        *opencode,
     }
     # Both capture modes: the foreground command, and the same run in the background.
     by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}
@@ -557,12 +559,14 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "codex_bash",
         "codex_patch",
         "gemini_shell",
+        "opencode_bash",
+        "opencode_prompt",
     ]
     assert set(order) == set(bundle["payloads"]) - {"statusline"}
     for n, name in enumerate(order):
         data = bench.render(bundle["payloads"][name], str(project), "imports-session", n)
         event = json.loads(data)["hook_event_name"]
-        host = name.split("_")[0] if name.startswith(("codex_", "gemini_")) else None
+        host = name.split("_")[0] if name.startswith(("codex_", "gemini_", "opencode_")) else None
         if host == "gemini":
             event = {"AfterTool": "PostToolUse"}[event]  # the shim Gemini's AfterTool runs
         command = hook_command(event, host=host)

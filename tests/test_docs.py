@@ -78,18 +78,23 @@ def test_the_check_sees_options_the_prose_gets_wrong() -> None:
         "`ctxmode search --frobnicate x`; `ctxmode show-snapshot --kind end`.\n"
     )
     problems = [p.split(": ", 1)[1] for p in docs.option_problems(DOCS / "probe.md", text)]
+    from ctxmode import hosts
+
+    values = "|".join(hosts.options())  # every registered host's name
+    others = ", ".join(option for option in hosts.options() if option not in ("claude", "codex"))
     assert problems == [
         "`ctxmode dump [--since ISO] [--client claude|codex]`: --since ISO: the option's "
         "placeholder is WHEN",
         "`ctxmode dump [--since ISO] [--client claude|codex]`: --client claude|codex: the "
-        "values are claude|codex|gemini",
+        f"values are {values}",
         "`ctxmode search --frobnicate x`: ctxmode search has no option --frobnicate",
-        "`--client claude|codex`: --client claude|codex: the values are claude|codex|gemini",
-        "names --host codex but not gemini",
+        f"`--client claude|codex`: --client claude|codex: the values are {values}",
+        f"names --host codex but not {others}",
     ]
     right = (
-        "# Probe\n\n```sh\nctxmode dump [--since WHEN] [--client claude|codex|gemini]\n```\n\n"
-        "`--host codex`, `--host gemini`; `ctxmode show-snapshot --kind end`.\n"
+        f"# Probe\n\n```sh\nctxmode dump [--since WHEN] [--client {values}]\n```\n\n"
+        + ", ".join(f"`--host {option}`" for option in hosts.options() if option != "claude")
+        + "; `ctxmode show-snapshot --kind end`.\n"
     )
     assert docs.option_problems(DOCS / "probe.md", right) == []
 
