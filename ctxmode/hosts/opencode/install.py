@@ -98,15 +98,36 @@ def hook_specs(python: str | None = None, package_dir: str | None = None) -> lis
     return specs
 
 
-def render(python: str | None = None, package_dir: str | None = None) -> str:
-    """The plugin as install writes it: the template, this interpreter and hooks folder in."""
+def timeouts() -> dict[str, int]:
+    """Each shim's timeout in the plugin (ms): the longest of the hooks it serves."""
+    found: dict[str, int] = {}
+    for hook, timeout, _matcher in opencode.HOOKS:
+        shim = opencode.SHIMS.get(hook.removeprefix("event:"))
+        if shim is not None:
+            found[shim] = max(timeout, found.get(shim, 0))
+    return found
+
+
+def render(
+    python: str | None = None,
+    package_dir: str | None = None,
+    limits: Mapping[str, int] | None = None,
+) -> str:
+    """The plugin as install writes it: the template with this interpreter, the hooks
+    folder and the timeouts (``limits``, ms per shim; :func:`timeouts` by default) in."""
     python = os.path.abspath(python or sys.executable)
     package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
     with open(TEMPLATE, encoding="utf-8") as fh:
-        text = fh.read()
-    # JSON string literals are JS string literals: any path is quoted safely.
-    text = text.replace('"@PYTHON@"', json.dumps(python))
-    return text.replace('"@HOOKS@"', json.dumps(os.path.join(package_dir, "hooks")))
+        lines = fh.read().split("\n")
+    for i, line in enumerate(lines):
+        # JSON string literals are JS string literals: any path is quoted safely.
+        if line == 'const PYTHON = "@PYTHON@";':
+            lines[i] = f"const PYTHON = {json.dumps(python)};"
+        elif line == 'const HOOKS = "@HOOKS@";':
+            lines[i] = f"const HOOKS = {json.dumps(os.path.join(package_dir, 'hooks'))};"
+        elif line.startswith("const TIMEOUTS = "):
+            lines[i] = f"const TIMEOUTS = {json.dumps(dict(limits or timeouts()))};"
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- install

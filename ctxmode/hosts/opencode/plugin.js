@@ -7,8 +7,9 @@ import { spawn } from "node:child_process";
 
 const PYTHON = "@PYTHON@";
 const HOOKS = "@HOOKS@";
-// How long each call may take (ms) before the plugin goes on without it.
-const TIMEOUTS = { post_tool_use: 10000, user_prompt_submit: 10000, pre_compact: 30000, session_start: 15000, session_end: 5000 };
+// How long each call may take (ms) before the plugin kills it and goes on without it
+// (install writes them from the host's table: ctxmode/hosts/opencode/__init__.py, HOOKS).
+const TIMEOUTS = { post_tool_use: 10000, user_prompt_submit: 10000, pre_compact: 30000, session_start: 30000, session_end: 5000 };
 
 // Hand one payload to a hook script; resolves to what it printed ("" on any failure).
 function call(shim, payload) {
@@ -76,8 +77,9 @@ export const CtxmodePlugin = async ({ directory }) => {
   };
 
   return {
-    event: async ({ event }) => {
+    event: async (arg) => {
       try {
+        const event = arg.event;
         const props = event.properties || {};
         const session = props.sessionID || (props.info && props.info.id);
         if (!session) return;
