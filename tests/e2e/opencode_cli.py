@@ -6,7 +6,13 @@ with (``DEFAULT_VERSION``; ``CTXMODE_E2E_OPENCODE_VERSION`` picks another, or ``
 
 Offline recipe (next-hosts.md, "OpenCode"): a provider ``mock`` in ``opencode.json`` with
 ``"npm": "@ai-sdk/openai-compatible"`` and ``options.baseURL`` on the local chat mock,
-``OPENCODE_DISABLE_MODELS_FETCH=1``, a throwaway HOME.
+``OPENCODE_DISABLE_MODELS_FETCH=1``, a throwaway HOME. On start OpenCode npm-installs
+``@opencode-ai/plugin`` into every config folder with plugins (``~/.config/opencode``); with
+no registry that attempt holds the start-up for over a minute (seen on 1.18.33). So the
+package and its dependencies are put once into an npm cache of the e2e cache's own
+(:func:`ensure_plugin_cache`), and OpenCode's npm is pointed at it, offline
+(``npm_config_cache``, ``npm_config_offline``): the install then needs no network.
+(ctxmode's plugin itself imports nothing from it.)
 """
 
 from __future__ import annotations
@@ -63,9 +69,61 @@ def _find_executable(prefix: Path, version: str) -> Path | None:
     return exe if _version_of(exe) == version else None
 
 
+PLUGIN_PACKAGE = "@opencode-ai/plugin"
+
+
+def plugin_cache() -> Path:
+    """The npm cache OpenCode's own start-up install reads, offline."""
+    return npm_cache.cache_root() / "opencode-npm-cache"
+
+
+def ensure_plugin_cache(version: str) -> Path:
+    """``@opencode-ai/plugin@version`` and its dependencies in :func:`plugin_cache`, fetched
+    once from the registry (an install into a throwaway folder fills the cache)."""
+    cache = plugin_cache()
+    done = cache / f".has-{version}"
+    if done.exists():
+        return cache
+    npm_cache.ensure_installed(
+        PLUGIN_PACKAGE,
+        version,
+        folder=f"opencode-plugin-{version}",
+        find=lambda prefix: (
+            prefix if (prefix / "node_modules" / "@opencode-ai" / "plugin").is_dir() else None
+        ),
+        broken="it has no node_modules/@opencode-ai/plugin",
+        timeout=NPM_TIMEOUT,
+    )
+    with tempfile.TemporaryDirectory(prefix="ctxmode-opencode-plugin-") as prefix:
+        out = subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                prefix,
+                "--cache",
+                str(cache),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                f"{PLUGIN_PACKAGE}@{version}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=NPM_TIMEOUT,
+            check=False,
+        )
+    if out.returncode != 0:
+        raise Unavailable(f"npm could not cache {PLUGIN_PACKAGE}@{version}: {out.stderr[-400:]}")
+    done.write_text("")
+    return cache
+
+
 def ensure_opencode(version: str | None = None) -> OpencodeInstall:
-    """The cached install of ``version`` (pinned by default), installing it first if needed."""
+    """The cached install of ``version`` (pinned by default), installing it first if needed;
+    the package OpenCode installs on start is cached too (:func:`ensure_plugin_cache`)."""
     version = npm_cache.resolve_version(PACKAGE, version or requested_version())
+    ensure_plugin_cache(version)
     exe = npm_cache.ensure_installed(
         PACKAGE,
         version,
@@ -88,6 +146,12 @@ _DROP_PREFIXES = (
     "CTXMODE_",
     "GIT_",
     "NODE_OPTIONS",
+    "npm_config_",
+    "NPM_CONFIG_",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "https_proxy",
 )
 
 
@@ -101,8 +165,14 @@ def hermetic_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, s
         XDG_DATA_HOME=str(home / ".local" / "share"),
         XDG_STATE_HOME=str(home / ".local" / "state"),
         NO_PROXY="127.0.0.1,localhost",
+        # Anything that would leave the machine fails at once (the mock is on 127.0.0.1).
+        HTTP_PROXY="http://127.0.0.1:9",
+        HTTPS_PROXY="http://127.0.0.1:9",
         OPENCODE_DISABLE_MODELS_FETCH="1",
         OPENCODE_DISABLE_AUTOUPDATE="1",
+        # Its start-up install of @opencode-ai/plugin, from the cache alone.
+        npm_config_cache=str(plugin_cache()),
+        npm_config_offline="true",
         GIT_AUTHOR_NAME="E2E Tester",
         GIT_AUTHOR_EMAIL="e2e@example.invalid",
         GIT_COMMITTER_NAME="E2E Tester",
