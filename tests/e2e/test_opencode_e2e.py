@@ -8,7 +8,8 @@ prove: OpenCode loads the plugin and the plugin hands its events to ctxmode; a s
 writes, edits, fails a command and commits is recorded; OpenCode compacts on its own (the
 mock reports a full window), the summary request carries no snapshot, and every request
 after the compaction carries the same ``<session_resume>`` exactly once, claimed once in the
-store; and the repository's memory is shared with Claude Code both ways.
+store, and its lookup command runs through OpenCode's ``bash`` under the default permissions;
+and the repository's memory is shared with Claude Code both ways.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -168,7 +170,7 @@ def ledger_script(project: Path) -> chat_mock.Script:
                 ],
                 prompt_tokens=opencode_cli.COMPACT_TOKENS,
             ),
-            chat_mock.call("bash", command="echo after-compaction"),
+            lookup_call,  # the snapshot's own lookup, as the model would run it
         ]
     )
 
@@ -177,9 +179,27 @@ def ledger_script(project: Path) -> chat_mock.Script:
             return say(SUMMARY)
         if not is_agent(req):
             return say("Ledger fix")  # the title
-        return next(steps, say("Next: write tests/test_reconcile.py."))
+        step = next(steps, None)
+        if step is None:
+            return say("Next: write tests/test_reconcile.py.")
+        return step(req) if callable(step) else step
 
     return script
+
+
+def lookup_of(snapshot: str) -> str:
+    """The command the snapshot's <errors> section gives for what it leaves out."""
+    root = ElementTree.fromstring(snapshot)
+    section = root.find("errors")
+    lookup = section.find("lookup") if section is not None else None
+    assert lookup is not None and lookup.text, snapshot
+    return f"{root.findtext('search')} {lookup.text}"
+
+
+def lookup_call(req: Request) -> Reply:
+    found = RESUME_RE.findall(system(req))
+    assert found, "no snapshot in the request after the compaction"
+    return chat_mock.call("bash", command=lookup_of(found[0]), description="look it up")
 
 
 def test_opencode_session_is_recorded_compacts_and_gets_its_snapshot_once(
@@ -220,6 +240,10 @@ def test_opencode_session_is_recorded_compacts_and_gets_its_snapshot_once(
     assert "Reconcile ledger totals" in snapshot and "please fix the ledger module" in snapshot
     assert 'compaction="1"' in snapshot, snapshot
     assert SUMMARY in json.dumps(after[0].body), "the summary is in the history"
+    # The snapshot's lookup ran through OpenCode's bash tool, under its default permissions,
+    # and found what the snapshot left out: the failed command's output.
+    results = after[1].tool_results()
+    assert any(FAILING in r and "Exit code 2" in r for r in results), results[-1:]
     # Claimed once in the store.
     resumes = [r for s in _sessions(world.dump(proj)) for r in s.get("resumes") or []]  # type: ignore[union-attr]
     compact = [r for r in resumes if r.get("kind") == "compact"]
