@@ -22,6 +22,7 @@ import pytest
 
 import ctxmode
 from ctxmode.hosts.opencode import install as opencode_install
+from tests.helpers import cli
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
@@ -51,12 +52,17 @@ const second = { system: ["You are opencode."] };
 await plugin["experimental.chat.system.transform"]({ sessionID: session }, first);
 await plugin["experimental.chat.system.transform"]({ sessionID: session }, second);
 await event("session.idle");
+// A subagent's session (the task tool): it takes no snapshot, not even with inject_on_startup.
+const child = "ses_child";
+await plugin.event({ event: { type: "session.created", properties: { sessionID: child, info: { id: child, parentID: session } } } });
+const subagent = { system: ["You are a subagent."] };
+await plugin["experimental.chat.system.transform"]({ sessionID: child }, subagent);
 for (const [name, hook] of Object.entries(plugin)) {
   for (const args of [[], [null, null], [undefined, {}], [{ sessionID: 3 }, { system: null }], ["x", 1]]) {
     await hook(...args);
   }
 }
-console.log(JSON.stringify({ summary: summaryRequest.system, first: first.system, second: second.system }));
+console.log(JSON.stringify({ summary: summaryRequest.system, first: first.system, second: second.system, subagent: subagent.system }));
 """
 
 
@@ -87,6 +93,8 @@ def run_plugin(tmp_path: Path, text: str, project: Path) -> dict[str, Any]:
 def test_the_snapshot_of_a_compaction_reaches_each_later_request_once(
     tmp_path: Path, project: Path
 ) -> None:
+    # Hand-overs on: the session's end snapshot (session.idle) is there for the taking.
+    cli("config", "set", "inject_on_startup", "true")
     result = run_plugin(tmp_path, opencode_install.render(sys.executable), project)
     assert result["summary"] == ["You are a context summarization agent."]
     first, second = result["first"], result["second"]
@@ -94,6 +102,7 @@ def test_the_snapshot_of_a_compaction_reaches_each_later_request_once(
     assert first[1].startswith("<session_resume") and "src/ledger.py" in first[1]
     assert "python3 tests/test_ledger.py" in first[1]
     assert second == first
+    assert result["subagent"] == ["You are a subagent."]
 
 
 def test_a_missing_interpreter_breaks_nothing(tmp_path: Path, project: Path) -> None:

@@ -83,7 +83,9 @@ export const CtxmodePlugin = async ({ directory }) => {
         const props = event.properties || {};
         const session = props.sessionID || (props.info && props.info.id);
         if (!session) return;
-        if (event.type === "session.created") await start(session, event.type, event, "startup");
+        if (event.type === "session.created" && props.info && props.info.parentID) {
+          seen.add(session); // a subagent's session (task): no snapshot of its own to take
+        } else if (event.type === "session.created") await start(session, event.type, event, "startup");
         else if (event.type === "session.compacted") await start(session, event.type, event, "compact");
         else if (event.type === "session.idle") await send("session_end", event.type, event, null);
         else if (event.type === "message.part.updated" && props.part && props.part.type === "tool"
