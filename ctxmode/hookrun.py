@@ -408,6 +408,11 @@ def main(event: str, host: str | None = None, stdin: bytes | None = None) -> NoR
         from ctxmode import inflight
 
         _signal.signal(_signal.SIGTERM, inflight.on_stop)
+        # A stop that came while the shim imported this module (ctxmode.early_stop).
+        from ctxmode import early_stop
+
+        if early_stop.received:
+            inflight.on_stop(early_stop.received[0], None)
     lock = _thread.allocate_lock()
     out = b""
     try:

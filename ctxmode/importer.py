@@ -68,23 +68,51 @@ def locate(cwd: str, env: Mapping[str, str]) -> tuple[str, str]:
 
     The one place the importer asks which project and store a cwd belongs to: the same
     functions the CLI's ``--project`` and the hooks use (``CLAUDE_PROJECT_DIR`` is the
-    client's, set for hooks only, so it is not read here).
+    client's, set for hooks only, so it is not read here). A cwd of another system
+    (``C:\\Users\\x\\proj`` read on Linux: a transcript copied over) names no folder
+    here: its sessions go to a store of their own, keyed by that path as ctxmode on that
+    system keys it (:func:`foreign_cwd`), never to the folder the import runs in. A cwd
+    that is not absolute at all is no project: ``("", "")``.
     """
+    foreign = foreign_cwd(cwd)
+    if foreign is not None:
+        key = paths.canonical(foreign, "win32")
+        name = paths.STORE_PREFIX + sha256_hex(key)[:16]
+        return key, os.path.join(paths.data_root(env), "sessions", name + ".db")
+    if not os.path.isabs(cwd):
+        return "", ""
     project = paths.project_dir(cwd, {})
     return project, paths.store_path(project, env)
 
 
+def foreign_cwd(cwd: str) -> str | None:
+    """``cwd`` when it is a Windows path read on another system (``C:\\…``, ``C:/…``,
+    ``\\\\server\\share``), else None."""
+    if os.sep == "\\":
+        return None
+    drive = len(cwd) >= 3 and cwd[0].isascii() and cwd[0].isalpha() and cwd[1] == ":"
+    if (drive and cwd[2] in "\\/") or cwd.startswith("\\\\"):
+        return cwd
+    return None
+
+
 def worktree_of(cwd: str) -> str:
     """The git work tree a transcript's cwd is in (as the hooks record it), "" when the
-    folder is gone or outside git."""
-    if not cwd or not os.path.isdir(cwd):
+    folder is gone, outside git or of another system."""
+    if not cwd or foreign_cwd(cwd) is not None or not os.path.isdir(cwd):
         return ""
     return paths.identify_dir(cwd).worktree or ""
 
 
-def readers() -> dict[str, ModuleType]:
-    """The history reader of every host that has one, in registry order."""
-    return {name: hosts.part(name, "history") for name in hosts.having("history")}
+def readers(names: Iterable[str] | None = None) -> dict[str, ModuleType]:
+    """The history reader of every host that has one (of ``names`` only, when given), in
+    registry order."""
+    wanted = None if names is None else set(names)
+    return {
+        name: hosts.part(name, "history")
+        for name in hosts.having("history")
+        if wanted is None or name in wanted
+    }
 
 
 def reader_for(path: str) -> tuple[str, ModuleType]:
@@ -197,15 +225,19 @@ def find(
     store: str | None = None,
     files: Sequence[str] = (),
     since: float | None = None,
+    clients: Iterable[str] | None = None,
 ) -> list[Transcript]:
     """The files to import: ``files`` as given, else every history file of every host
-    (:func:`readers`) whose records ran in a project with the store ``store`` (None: every
-    project). ``since``: only files written to at or after this epoch time."""
+    (:func:`readers`; of ``clients`` only, when given) whose records ran in a project with
+    the store ``store`` (None: every project). ``since``: only files written to at or
+    after this epoch time."""
     if files:
         found = [Transcript(path, env) for path in files]
+        if clients is not None:
+            found = [t for t in found if t.host in set(clients)]
     else:
         found = []
-        for name, reader in readers().items():
+        for name, reader in readers(clients).items():
             for path in reader.files(reader.folder(env)):
                 if since is not None and _mtime(path) < since:
                     continue
@@ -248,7 +280,10 @@ def run(
     started = time.perf_counter()
     by_store: dict[str, list[Transcript]] = {}
     for item in files:
-        if not item.store or os.path.exists(os.path.join(item.project, IGNORE_FILE)):
+        ignored = os.path.isabs(item.project) and os.path.exists(
+            os.path.join(item.project, IGNORE_FILE)
+        )
+        if not item.store or ignored:
             if on_file is not None:
                 on_file(item)
             continue
@@ -282,7 +317,7 @@ def _run_open(
     totals: Totals,
     on_file: Callable[[Transcript], None] | None,
 ) -> None:
-    if not os.path.exists(store_path) and items and items[0].cwd:
+    if not os.path.exists(store_path) and items and os.path.isabs(items[0].project):
         # The repository's first use: its stores of older versions merge in first, as
         # on a hook's (ctxmode.store.merge).
         from ctxmode.store.merge import ensure_store
@@ -658,7 +693,7 @@ def _mask_text(text: str, extras: tuple[Any, ...], masking: Context | None = Non
 
 def _resolution(inp: HookInput, events: list[SessionEvent], errors: set[str]) -> list[SessionEvent]:
     """``error_resolved`` when this success reruns an open failure (as the hook handler does)."""
-    if inp.event != "PostToolUse" or not errors:
+    if inp.event != "PostToolUse" or not inp.outcome_known or not errors:
         return []
     if any(e.type == "output_error" for e in events):
         return []

@@ -259,6 +259,44 @@ def test_a_capture_the_client_stops_takes_the_end_snapshot_session_end_would_hav
     assert b"last.py" in started.stdout and b"previous-session" in started.stdout
 
 
+# Runs a capture shim as the client does, except that the client's SIGTERM is sent the
+# moment the shim starts importing the hook harness (an import hook sends it): the instant
+# a busy machine can make of the ~third of a capture's life spent importing.
+_STOP_WHILE_IMPORTING = """
+import os, runpy, signal, sys
+class StopAtHarness:
+    def find_spec(self, name, path=None, target=None):
+        if name == "ctxmode.hookrun":
+            os.kill(os.getpid(), signal.SIGTERM)
+        return None
+sys.meta_path.insert(0, StopAtHarness())
+sys.argv = [sys.argv[1], "--background"]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_a_stop_that_comes_while_the_capture_starts_keeps_its_call(
+    data_root: Path, project: Path
+) -> None:
+    """A stop that lands before the harness has installed its handler (Python's default
+    would kill the process, the payload unread) is noted from the shim's first import and
+    acted on: the call is stored and the end snapshot taken."""
+    env = _env(data_root, project)
+    store_path = _make_store(data_root, project)
+    shim = hook_command("PostToolUse")[-1]
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", _STOP_WHILE_IMPORTING, shim],
+        input=json.dumps(_write(project, "last.py", 1)).encode(),
+        capture_output=True,
+        env=env,
+        timeout=30,
+        start_new_session=True,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    (end,) = _end_snapshots(store_path)
+    assert "last.py" in end["snapshot"], end["snapshot"]
+
+
 def test_captures_stopped_together_leave_one_end_snapshot_with_all_their_events(
     data_root: Path, project: Path
 ) -> None:

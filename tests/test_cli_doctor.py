@@ -116,6 +116,8 @@ def mask(text: str) -> str:
     text = text.replace(os.path.dirname(sys.executable), "<python-dir>")
     text = text.replace(os.path.dirname(ctxmode.__file__), "<package>")
     text = text.replace(os.environ["CTXMODE_HOME"], "<data>")
+    text = text.replace(os.environ["CODEX_HOME"], "<codex-home>")
+    text = text.replace(os.environ["GEMINI_CLI_HOME"], "<gemini-home>")
     text = re.sub(r"/\S*/proj\b", "<project>", text)
     text = re.sub(r"Python \d+\.\d+\.\d+", "Python <v>", text)
     text = re.sub(r"(ctxmode|doctor) \d+\.\d+\.\d+[\w.+-]*", r"\1 <v>", text)
@@ -172,7 +174,8 @@ def test_healthy_install_is_all_ok(
         "  ok    hook log      no errors or warnings in the last 24 h\n"
         "\n"
         "Transcripts not imported\n"
-        "  ok    transcripts   no transcripts of this project in ~/.claude/projects\n"
+        "  ok    transcripts   no transcripts of this project in ~/.claude/projects, "
+        "<codex-home>/sessions, <gemini-home>/.gemini/tmp\n"
         "\n"
         "13 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )

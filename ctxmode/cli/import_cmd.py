@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import click
 
-from ctxmode import importer
-from ctxmode.cli.common import echo_json, parse_since, project_option, store_path_for
+from ctxmode import hosts, importer
+from ctxmode.cli.common import HostChoice, echo_json, parse_since, project_option, store_path_for
 from ctxmode.sizes import human_size
 from ctxmode.store import StoreError, parse_iso
 from ctxmode.wording import plural
@@ -80,6 +80,11 @@ def summary_line(totals: importer.Totals) -> str:
     help="Only transcripts written since WHEN: days (as purge --older-than), 30m, 24h, 7d, "
     "2w, or an ISO date/time (UTC).",
 )
+@click.option(
+    "--client",
+    type=HostChoice(),
+    help="Only this client's history (as --host names it: claude is Claude Code).",
+)
 @click.option("--dry-run", is_flag=True, help="Count what would be added; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as a JSON object.")
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
@@ -87,15 +92,17 @@ def import_cmd(
     project: str | None,
     all_projects: bool,
     since: float | None,
+    client: str | None,
     dry_run: bool,
     as_json: bool,
     files: Sequence[str],
 ) -> None:
     """Import the clients' own history of sessions the hooks never saw.
 
-    Reads each client's history of this project (--project DIR, --all: every project):
-    Claude Code's JSONL transcripts under ~/.claude/projects (or
-    $CLAUDE_CONFIG_DIR/projects), or the FILEs given, and
+    Reads each client's history of this project (--project DIR, --all: every project;
+    --client: one client's only): Claude Code's JSONL transcripts under ~/.claude/projects
+    (or $CLAUDE_CONFIG_DIR/projects), Codex's rollouts under ~/.codex/sessions (or
+    $CODEX_HOME/sessions), Gemini CLI's chats under ~/.gemini/tmp, or the FILEs given, and
     records their tool calls, prompts, compactions and subagents as the hooks would have:
     the same extractors, the same masking, the transcript's session ids and times. Run it
     again at will: what was imported or captured by the hooks is not stored twice, and a
@@ -110,7 +117,8 @@ def import_cmd(
     if not files and not all_projects:
         target = store_path_for(project)[1]
     try:
-        found = importer.find(env, store=target, files=files, since=since)
+        clients = None if client is None else [hosts.by_option(client)]
+        found = importer.find(env, store=target, files=files, since=since, clients=clients)
     except OSError as exc:
         raise click.ClickException(f"cannot read {exc.filename}: {exc.strerror}") from exc
     try:
@@ -132,7 +140,8 @@ def import_cmd(
         echo_json(totals.as_dict())
         return
     if not found:
-        folders = ", ".join(reader.folder(env) for reader in importer.readers().values())
+        chosen = None if client is None else [hosts.by_option(client)]
+        folders = ", ".join(reader.folder(env) for reader in importer.readers(chosen).values())
         scope = "any project" if all_projects else "this project"
         click.echo(f"no transcripts of {scope} in {folders}")
         return

@@ -182,8 +182,8 @@ def project_files(where: str, project_dir: str) -> list[str]:
 
 def claims(path: str) -> bool:
     """Whether a file given by name is a Claude Code transcript: its first records name
-    a ``sessionId``."""
-    return bool(head_cwd(path)[1])
+    a ``sessionId`` and a ``cwd`` (Gemini CLI's chats name a ``sessionId`` alone)."""
+    return all(head_cwd(path))
 
 
 # -- reading ---------------------------------------------------------------------------------
