@@ -36,7 +36,7 @@ const mod = await import(pluginPath);
 const plugin = await mod.CtxmodePlugin({ directory });
 const event = (type, extra) => plugin.event({ event: { id: "evt_1", type, properties: { sessionID: session, ...extra } } });
 await event("session.created", { info: { id: session, directory } });
-await plugin["chat.message"]({ sessionID: session }, { message: { id: "msg_1", role: "user", sessionID: session }, parts: [{ type: "text", text: "fix the ledger" }] });
+await plugin["chat.message"]({ sessionID: session }, { message: { id: "msg_1", role: "user", sessionID: session }, parts: [{ type: "text", text: "fix the naïve ledger — 5 €" }] });
 await plugin["tool.execute.after"](
   { tool: "write", sessionID: session, callID: "call_1", args: { filePath: directory + "/src/ledger.py", content: "x = 1\\n" } },
   { title: "src/ledger.py", metadata: { exists: false }, output: "Wrote file successfully." });
@@ -101,6 +101,7 @@ def test_the_snapshot_of_a_compaction_reaches_each_later_request_once(
     assert first[0] == "You are opencode." and len(first) == 2
     assert first[1].startswith("<session_resume") and "src/ledger.py" in first[1]
     assert "python3 tests/test_ledger.py" in first[1]
+    assert "fix the naïve ledger — 5 €" in first[1]  # UTF-8 through the pipe, whole
     assert second == first
     assert result["subagent"] == ["You are a subagent."]
 

@@ -35,6 +35,7 @@ function call(shim, payload) {
         finish();
       }, TIMEOUTS[shim] || 10000);
       child.on("error", () => { out = ""; finish(); });
+      child.stdout.setEncoding("utf8"); // a character split across two chunks stays whole
       child.stdout.on("data", (chunk) => { out += chunk; });
       child.on("close", finish);
       child.stdin.on("error", () => {});
