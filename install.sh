@@ -14,6 +14,8 @@
 #                                 or --project DIR: .github/hooks/ctxmode.json, trusted folder)
 #   ./install.sh --host qwen      for Qwen Code: ~/.qwen/settings.json and an allow rule for
 #                                 the lookups (--user, or --project DIR)
+#   ./install.sh --host opencode  for OpenCode: a plugin in ~/.config/opencode/plugin/
+#                                 (--user, or --project DIR: DIR/.opencode/plugin/)
 #
 # What it does: finds a real python3 >= 3.10 (not a pyenv/asdf shim: hooks start on
 # every tool call and a shim costs ~10x the interpreter's start-up), creates an

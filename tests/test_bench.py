@@ -339,6 +339,7 @@ def test_bench_json_reports_every_hook_and_the_floor(
     gemini = {gemini_bench.GEMINI + "BeforeModel", gemini_bench.GEMINI + "AfterTool"}
     copilot = {"copilot:" + e for e in ("postToolUse", "userPromptSubmitted", "permissionRequest")}
     qwen = {"qwen:PostToolUseFailure", "qwen:UserPromptSubmit"}
+    opencode = {"opencode:PostToolUse", "opencode:UserPromptSubmit"}
     assert {hook["event"] for hook in report["hooks"]} == {
         *SHIMS,
         claude_bench.STATUS_LINE,
@@ -347,6 +348,7 @@ def test_bench_json_reports_every_hook_and_the_floor(
         *gemini,
         *copilot,
         *qwen,
+        *opencode,
     }
     # Both capture modes: the foreground command, and the same run in the background.
     by_event = {hook["event"]: hook["command"] for hook in report["hooks"]}
@@ -565,6 +567,8 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "copilot_bash",
         "qwen_shell_failed",
         "qwen_prompt",
+        "opencode_bash",
+        "opencode_prompt",
     ]
     assert set(order) == set(bundle["payloads"]) - {"statusline"}
     for n, name in enumerate(order):
@@ -572,7 +576,7 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         event = json.loads(data)["hook_event_name"]
         host = (
             name.split("_")[0]
-            if name.startswith(("codex_", "gemini_", "copilot_", "qwen_"))
+            if name.startswith(("codex_", "gemini_", "copilot_", "qwen_", "opencode_"))
             else None
         )
         if host == "gemini":

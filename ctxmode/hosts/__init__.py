@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 # The registered hosts, in the order the CLI shows them (doctor's groups, the bench's cases).
-NAMES = ("claude_code", "codex", "gemini", "copilot", "qwen")
+NAMES = ("claude_code", "codex", "gemini", "copilot", "qwen", "opencode")
 # The host of a hook whose command names none, and of a stored session that names none.
 DEFAULT = "claude_code"
 # The parts of a host package loaded on first use (``history`` is optional).
