@@ -245,6 +245,12 @@ def new_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder.mkdir(parents=True)
     for name, text in FILES.items():
         (folder / name).write_text(textwrap.dedent(text).lstrip())
+    # The CLI's options list the hosts when it loads: loaded first, it keeps the real ones
+    # (a later test that renders the help must not see the made-up host).
+    from ctxmode.cli import commands
+
+    commands.all_commands()
+
     monkeypatch.setattr(hosts, "__path__", [*hosts.__path__, str(folder.parent)])
     monkeypatch.setattr(hosts, "NAMES", (*hosts.NAMES, NEW))
     fake_home = tmp_path / "fake-home"

@@ -318,6 +318,9 @@ def test_every_host_leaves_a_repository_as_it_found_it(home: Path, repo: Path) -
         cli("uninstall", "--host", option, "--project", str(repo))
         assert tree(repo) == had, option
         assert all((repo / name).read_bytes() == b"" for name in made), option
-        for name in made:
+        for name in made:  # the user's files go, and the folders made for them
             (repo / name).unlink()
-            (repo / name).parent.rmdir()
+            folder = (repo / name).parent
+            while folder != repo and not any(folder.iterdir()):
+                folder.rmdir()
+                folder = folder.parent
