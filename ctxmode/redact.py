@@ -813,7 +813,9 @@ def _encoder_input(m: Match[str]) -> str:
 # bytes that are no text, and are left alone.
 _B64_RUN = r"(?<![A-Za-z0-9+/=_-])(?P<v>[A-Za-z0-9+/_-]{20,}={0,2})(?![A-Za-z0-9+/=_-])"
 _HEX_RUN = r"(?<![A-Za-z0-9])(?P<v>(?:[0-9a-fA-F]{2}){12,})(?![A-Za-z0-9])"
-_PCT_RUN = r"(?P<v>[^\s'\"<>\\]*%[0-9A-Fa-f]{2}[^\s'\"<>\\]*)"
+# (never from the letter of a JSON escape: masked from the `n` of a `\n`, the text
+# would be JSON no more)
+_PCT_RUN = r"(?<!\\)(?P<v>[^\s'\"<>\\]*%[0-9A-Fa-f]{2}[^\s'\"<>\\]*)"
 _decoding = 0  # how deep a decoded text is being masked (an encoding inside an encoding)
 
 

@@ -200,6 +200,22 @@ def test_masking_json_text_keeps_it_valid_json(fields: tuple[str, str, str]) -> 
     assert mask(out) == out or set(fastjson.loads(mask(out))) == {"tool", "key", "error"}
 
 
+def test_an_encoded_value_right_after_a_json_escape_keeps_the_escape() -> None:
+    """A %-encoded secret that follows an escape (``\\n``, ``\\t``, ``\\"``) in JSON text is
+    masked without the escape's letter: the text stays JSON (found by the property above)."""
+    import secrets
+    import string
+
+    for escape in ("\n", "\t", '"', "\\"):
+        # a random value with capitals, small letters and digits, as a token is
+        body = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(29))
+        value = "X=" + "Ab3" + body + "%3D"
+        data = fastjson.dumps({"error": escape + value})
+        out = mask(data)
+        (text,) = fastjson.loads(out).values()  # still JSON
+        assert text.startswith(escape) and "[REDACTED:" in text and body not in text, (data, out)
+
+
 HOSTILE = {
     "letters": "A" * 60_000,
     "spaces": "password" + " " * 60_000 + "x",
