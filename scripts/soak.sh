@@ -20,6 +20,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The tests that generate secrets draw new values each run here (fixed in ./test.sh).
+export CTXMODE_RANDOM_SEEDS=1
 export CTXMODE_SOAK_SCALE="${SOAK_SCALE:-1}"
 # A soak at scale may run longer than the default suite's per-test hang limit (600 s).
 export CTXMODE_TEST_HANG_LIMIT="${CTXMODE_TEST_HANG_LIMIT:-0}"

@@ -105,3 +105,17 @@ def cli(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     from ctxmode.cli import main
 
     return CliRunner().invoke(main, list(args), input=input, env=env, catch_exceptions=False)
+
+
+def generation_seed() -> int:
+    """The seed of a test that generates its values: fixed by default, so the suite cannot
+    flake on a rare draw; ``CTXMODE_RANDOM_SEEDS=1`` (scripts/soak.sh sets it) draws a new
+    one each run, and ``CTXMODE_SEED=N`` replays the one a failure printed."""
+    import os
+    import secrets
+
+    if os.environ.get("CTXMODE_SEED"):
+        return int(os.environ["CTXMODE_SEED"])
+    if os.environ.get("CTXMODE_RANDOM_SEEDS"):
+        return secrets.randbits(32)
+    return 20261206

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import secrets
 from pathlib import Path
 
 import pytest
@@ -23,8 +22,9 @@ from ctxmode import redact
 from ctxmode.extract import masked
 from ctxmode.payload import from_dict
 from tests import plant_corpus
+from tests.helpers import generation_seed
 
-SEED = secrets.randbits(32)
+SEED = generation_seed()
 _SPEC = importlib.util.spec_from_file_location(
     "plant_secrets", Path(__file__).resolve().parents[1] / "benchmarks" / "plant_secrets.py"
 )

@@ -19,6 +19,7 @@ import pytest
 from ctxmode import redact
 from ctxmode.extract import masked
 from ctxmode.payload import from_dict
+from tests.helpers import generation_seed
 from tests.hooktools import hook_env, run_hook
 
 
@@ -65,7 +66,7 @@ def test_a_value_masked_in_json_is_masked_where_it_comes_again_bare() -> None:
 def _password(shape: str) -> str:
     """A generated password of a shape that once slipped through: ``-p-x`` is mysql's
     password ``-x``; a value of letters alone (no digit) is still a generated one."""
-    rng = random.Random(secrets.randbits(32))
+    rng = random.Random(generation_seed())
     body = "".join(rng.choice(string.ascii_letters + string.digits + "-_") for _ in range(20))
     if shape == "dash first":
         return "-" + body

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import random
-import secrets
 import string
 from pathlib import Path
 from typing import Any
@@ -24,9 +23,10 @@ from ctxmode import redact
 from ctxmode.extract import masked
 from ctxmode.payload import from_dict
 from tests import shape_corpus
+from tests.helpers import generation_seed
 from tests.test_privacy_corpus import leaks, run_session
 
-SEED = secrets.randbits(32)
+SEED = generation_seed()
 
 
 def _payloads(text: str) -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import secrets
 import stat
 import string
 from pathlib import Path
@@ -24,7 +23,7 @@ import pytest
 from ctxmode import handlers, paths, redact, secret_memory
 from ctxmode.extract import masked
 from ctxmode.payload import from_dict
-from tests.helpers import cli, hook_payload, make_project, tool_payload
+from tests.helpers import cli, generation_seed, hook_payload, make_project, tool_payload
 from tests.hooktools import hook_env, run_hook
 
 SYMBOLS = "!@#%^*-_+=~"
@@ -38,7 +37,7 @@ def password(rng: random.Random) -> str:
 
 @pytest.fixture
 def rng() -> random.Random:
-    return random.Random(secrets.randbits(32))
+    return random.Random(generation_seed())
 
 
 def _hook(event: str, payload: dict[str, Any], env: dict[str, str]) -> None:
