@@ -55,6 +55,9 @@ TOOL_KINDS = {
     "apply_patch": "file.patch",
     "ApplyPatch": "file.patch",
     "Bash": "shell",
+    # Windows hosts' shell (2.1.x): a command line and its output as Bash's; its own
+    # syntax is read as a POSIX line is (the git, npm and cd of it alike).
+    "PowerShell": "shell",
     "TaskCreate": "task.create",
     "TaskUpdate": "task.update",
     "TaskList": "task.list",
