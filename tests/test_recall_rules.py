@@ -270,3 +270,65 @@ def test_a_subagents_text_is_not_a_reply(tmp_path: Path) -> None:
     chunk = history.read(data, agent_id="a1", agent_type="general-purpose")
     events = [item.inp.event for item in chunk.items if isinstance(item, history.Call)]
     assert "Stop" not in events and "PostToolUse" in events
+
+
+# ------------------------------------------------------------------ ranking
+
+
+def ranked(tmp_path: Path, events: list[Any], query: str) -> list[str]:
+    """The types of the hits for ``query`` over ``events`` (one a minute, in order),
+    best first; a hit's type is suffixed with its place in ``events``."""
+    from ctxmode.store import Store
+
+    store = Store.open(str(tmp_path / "s.db"))
+    try:
+        for n, event in enumerate(events):
+            store.add_events(
+                "s1", [event], source_hook="PostToolUse", project_dir="/p",
+                now=f"2026-12-02T14:{n:02d}:00.000Z",
+            )  # fmt: skip
+        order = {int(e.id or 0): n for n, e in enumerate(store.session_events("s1"))}
+        return [f"{h.type}{order[int(h.id or 0)]}" for h in store.search(query, limit=5)]
+    finally:
+        store.close()
+
+
+def test_the_terms_on_one_line_rank_above_the_same_terms_scattered(tmp_path: Path) -> None:
+    """Two calls of the same length hold the question's words once each: one on a line
+    (a description says what the call did), the other on lines apart. The first ranks
+    first, older though it is."""
+    from ctxmode.events import make
+
+    noise = "\n".join(f"entry {n}: unrelated value" for n in range(6))
+    events = [
+        make("shell_call", {"command": "nft -f a.nft", "description": "add dns accept rule",
+                            "exit": 0, "output": f"aaa\n{noise}\nbbb ccc\n{noise}\nddd"}),
+        make("shell_call", {"command": "nft -f b.nft", "description": "xxx yyy zzz www",
+                            "exit": 0, "output": f"add\n{noise}\ndns accept\n{noise}\nrule"}),
+    ]  # fmt: skip
+    assert ranked(tmp_path, events, "Which rule did we add to accept DNS?")[0] == "shell_call0"
+
+
+def test_a_decision_that_repeats_a_prompt_does_not_take_a_second_place(tmp_path: Path) -> None:
+    from ctxmode.events import make
+
+    text = "Use ROUND_HALF_UP for every money amount in the invoice totals"
+    events = [
+        make("user_prompt", {"text": text}),
+        make("decision", {"text": text}),
+        make("git_commit", {"message": "Round invoice totals half up", "sha": "1a2b3c4"}),
+    ]
+    hits = ranked(tmp_path, events, "how are invoice totals rounded, money amount")
+    assert hits[:2] in (["decision1", "git_commit2"], ["user_prompt0", "git_commit2"]), hits
+
+
+def test_a_reply_ranks_below_the_call_it_reports(tmp_path: Path) -> None:
+    """The same words in a reply (newer) and in the call it speaks of: the call first."""
+    from ctxmode.events import make
+
+    events = [
+        make("shell_call", {"command": "lsof -i :53317 -P -n", "exit": 0,
+                            "output": "LocalSend 13228 m 30u IPv6 TCP *:53317 (LISTEN)"}),
+        make("assistant_reply", {"text": "LocalSend is listening on TCP *:53317 (LISTEN)."}),
+    ]  # fmt: skip
+    assert ranked(tmp_path, events, "which port was LocalSend listening on")[0] == "shell_call0"
