@@ -116,7 +116,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 
 PROOF = (
-    r"verified: 10 hook calls of a sample session through them stored \d+ events, and its "
+    r"verified: 11 hook calls of a sample session through them stored \d+ events, and its "
     r"\d+-byte snapshot was injected after compaction, claimed once"
 )
 

@@ -14,6 +14,7 @@ import``. The shapes are the recorded ones: ``tests/fixtures/claude-code-2.1.197
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -332,3 +333,41 @@ def test_a_reply_ranks_below_the_call_it_reports(tmp_path: Path) -> None:
         make("assistant_reply", {"text": "LocalSend is listening on TCP *:53317 (LISTEN)."}),
     ]  # fmt: skip
     assert ranked(tmp_path, events, "which port was LocalSend listening on")[0] == "shell_call0"
+
+
+# ------------------------------------------------------------------ the Stop hook
+
+
+def stop_payload(project: Path, text: str | None) -> dict[str, Any]:
+    """The Stop payload Claude Code 2.1.197 sends (tests/fixtures/.../Stop.json), in
+    ``project``, ending its turn with ``text``."""
+    recorded = json.loads((RECORDED / "Stop.json").read_text())["payload"]
+    payload = {**recorded, "cwd": str(project), "session_id": "s1"}
+    if text is None:
+        del payload["last_assistant_message"]
+    else:
+        payload["last_assistant_message"] = text
+    return payload
+
+
+def test_the_stop_hook_keeps_the_turns_reply_masked(project: Path) -> None:
+    text = f"Done: the port is 5173.\nI used the key {OPENAI_KEY} from .env."
+    env = hook_env(CLAUDE_PROJECT_DIR=str(project))
+    proc = run_hook("Stop", stop_payload(project, text), env=env)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")  # nothing to block on
+    rows = stored(project)
+    (reply,) = of_type(rows, "assistant_reply")
+    assert reply["text"].startswith("Done: the port is 5173.\nI used the key [REDACTED")
+    assert_no_secret(rows)
+
+
+def test_a_stop_without_a_reply_keeps_nothing(project: Path) -> None:
+    """An older client's Stop has no last_assistant_message; an empty one says nothing."""
+    env = hook_env(CLAUDE_PROJECT_DIR=str(project))
+    for text in (None, "", "  \n"):
+        proc = run_hook("Stop", stop_payload(project, text), env=env)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    from ctxmode import paths
+
+    store = paths.store_path(str(project), os.environ)
+    assert not os.path.exists(store) or of_type(stored(project), "assistant_reply") == []
