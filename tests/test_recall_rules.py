@@ -371,3 +371,39 @@ def test_a_stop_without_a_reply_keeps_nothing(project: Path) -> None:
 
     store = paths.store_path(str(project), os.environ)
     assert not os.path.exists(store) or of_type(stored(project), "assistant_reply") == []
+
+
+# ------------------------------------------------------------------ the IDE's notes
+
+
+def test_the_ides_note_of_an_opened_file_is_not_part_of_a_prompt(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """Claude Code 2.0.x sends the IDE's note as a text block of the prompt: the user's
+    words are the prompt, the note is left out (and a note alone is no prompt)."""
+    note = (
+        "<ide_opened_file>The user opened the file /home/dev/proj/src/sync.sql in the IDE. "
+        "This may or may not be related to the current task.</ide_opened_file>"
+    )
+
+    def edit(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        prompt = next(r for r in records if r.get("type") == "user")
+        alone = json.loads(json.dumps(prompt))
+        alone["message"]["content"] = [{"type": "text", "text": note}]
+        words = prompt["message"]["content"]
+        prompt["message"]["content"] = [
+            {"type": "text", "text": note},
+            {"type": "text", "text": words},
+        ]
+        return [alone, *records]
+
+    result = cli(
+        "import", "--json", "--all", env={"CLAUDE_CONFIG_DIR": str(transcript(tmp_path, edit))}
+    )
+    assert result.exit_code == 0, result.output
+    import sqlite3
+
+    (store,) = sorted((data_root / "sessions").glob("*.db"))
+    with sqlite3.connect(store) as conn:
+        rows = conn.execute("SELECT data FROM session_events WHERE type = 'user_prompt'").fetchall()
+    assert [json.loads(data)["text"] for (data,) in rows] == ["create hello.py and commit it"]

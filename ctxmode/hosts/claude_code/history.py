@@ -51,6 +51,10 @@ CLIENT_TURNS = ("<command-", "<local-command", "<task-notification>", "<system-r
 # An assistant message's stop_reason when the turn ends with it (the API's; "tool_use"
 # when a tool call follows; none in the records of clients before ~2.1).
 TURN_ENDS = ("end_turn", "stop_sequence", "max_tokens", "refusal")
+# A prompt's blocks the IDE extension adds (2.0.x: "The user opened the file … in the
+# IDE. This may or may not be related to the current task."): not the user's words, and
+# their path and boilerplate would match every question about that file.
+IDE_NOTES = ("<ide_opened_file>",)
 # ctxmode's own output, should a client ever echo it inside a user turn.
 OWN_OUTPUT = "<session_resume"
 SUMMARY_HEAD = "Summary:\n"
@@ -317,7 +321,7 @@ def read(
         if isinstance(content, str) or _only_text(content):
             if sidechain_file or record.get("isSidechain") or _client_turn(record):
                 continue
-            text = content if isinstance(content, str) else _text_of(content)
+            text = content if isinstance(content, str) else _text_of(content, IDE_NOTES)
             if text.strip() and OWN_OUTPUT not in text:
                 if reply is not None:
                     chunk.items.append(_reply_call(reply, path))
@@ -420,7 +424,8 @@ def _only_text(content: Any) -> bool:
     return "text" in types and "tool_result" not in types
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: Any, skip: tuple[str, ...] = ()) -> str:
+    """The text blocks of ``content`` joined, those that start with one of ``skip`` left out."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -428,7 +433,10 @@ def _text_of(content: Any) -> str:
     parts = [
         b["text"]
         for b in content
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        if isinstance(b, dict)
+        and b.get("type") == "text"
+        and isinstance(b.get("text"), str)
+        and not (skip and b["text"].lstrip().startswith(skip))
     ]
     return "\n".join(parts)
 
