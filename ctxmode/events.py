@@ -158,6 +158,9 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "plan_exit": ("plan", CRITICAL, "{plan, [path]}  (the approved plan, trimmed)"),
     # prompt / decision / role / intent
     "user_prompt": ("prompt", CRITICAL, "{text}"),
+    # The text the agent ended a turn with (Stop), its head and tail. Looked up, never
+    # shown in a snapshot; among the first to go when a session is over its cap.
+    "assistant_reply": ("prompt", MINOR, "{text}"),
     "decision": ("decision", CRITICAL, "{text}"),
     "role": ("role", CRITICAL, "{text}"),
     # A review's finding still to act on (ReportFindings): shown among the decisions.

@@ -1027,6 +1027,7 @@ def _compression_snapshot(inp: HookInput, ctx: Context) -> str | None:
 _HANDLERS = {
     "PostToolUse": on_tool,
     "PostToolUseFailure": on_tool,
+    "Stop": on_tool,  # the turn's reply: an event like a call's (extract.replies)
     "UserPromptSubmit": on_prompt,
     "PreCompact": on_pre_compact,
     "PostCompact": on_post_compact,

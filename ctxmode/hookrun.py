@@ -34,6 +34,7 @@ DEADLINES = {
     "PostToolUse": 4.0,
     "PostToolUseFailure": 4.0,
     "UserPromptSubmit": 4.0,
+    "Stop": 4.0,
     "PreCompact": 15.0,
     "SessionStart": 15.0,
     "SessionEnd": 1.2,

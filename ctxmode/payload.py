@@ -86,6 +86,7 @@ class HookInput:
         "error",
         "event",
         "is_interrupt",
+        "last_assistant_message",
         "late",
         "outcome_known",
         "project_dir",
@@ -136,6 +137,8 @@ class HookInput:
         self.custom_instructions = _str(raw.get("custom_instructions"))
         # PostCompact: the summary the model wrote of the conversation it replaces.
         self.compact_summary = _str(raw.get("compact_summary"))
+        # Stop: the text the agent ended its turn with.
+        self.last_assistant_message = _str(raw.get("last_assistant_message"))
         # Set by the harness: the project (paths.project_dir) and the payload's size in
         # bytes as read from stdin (the raw tool traffic this call stands for).
         self.project_dir = ""

@@ -45,6 +45,7 @@ SHIMS: Mapping[str, str] = {
     "SessionStart": "session_start",
     "SessionEnd": "session_end",
     "PostCompact": "post_compact",
+    "Stop": "stop",
 }
 
 

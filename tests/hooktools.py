@@ -22,6 +22,7 @@ SHIMS = {
     "SessionStart": "session_start.py",
     "SessionEnd": "session_end.py",
     "PostCompact": "post_compact.py",
+    "Stop": "stop.py",
 }
 
 

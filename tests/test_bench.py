@@ -554,6 +554,7 @@ def test_bench_payloads_load_no_slow_module(tmp_path: Path) -> None:
         "grep",
         "write",
         "task_update",
+        "stop",
         "pre_compact",
         "session_start_compact",
         "post_compact",

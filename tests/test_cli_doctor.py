@@ -157,9 +157,9 @@ def test_healthy_install_is_all_ok(
         "  ok    config        defaults\n"
         "\n"
         "Claude Code hooks\n"
-        "  ok    registration  all seven events registered in 1 file\n"
+        "  ok    registration  all eight events registered in 1 file\n"
         "                      user: ~/.claude/settings.json: PostToolUse, PostToolUseFailure, "
-        "UserPromptSubmit, PreCompact, SessionStart, SessionEnd, PostCompact\n"
+        "UserPromptSubmit, PreCompact, SessionStart, SessionEnd, PostCompact, Stop\n"
         "  ok    capture mode  background: the agent does not wait for the captures (Claude "
         'Code 2.1.197 has "async" hooks)\n'
         "  ok    lookups       the snapshot's lookups run without asking: "
@@ -235,7 +235,7 @@ def test_claude_config_dir_is_honoured(
     assert (elsewhere / "settings.json").exists()
     assert checks(project)["registration"].details == (
         f"user: {elsewhere}/settings.json: PostToolUse, PostToolUseFailure, UserPromptSubmit, "
-        "PreCompact, SessionStart, SessionEnd",
+        "PreCompact, SessionStart, SessionEnd, Stop",
     )
 
 
@@ -247,7 +247,7 @@ def test_stale_paths(home: Path, project: Path) -> None:
     found = checks(project)["stale paths"]
     assert found.status == "fail"
     assert found.summary == (
-        "6 registered hooks run something that does not exist: they fail on every call"
+        "7 registered hooks run something that does not exist: they fail on every call"
     )
     assert found.fix == "ctxmode install (replaces ctxmode's old entries in place)"
     assert found.details[0] == (
@@ -265,7 +265,7 @@ def test_stale_script_only_in_local_scope(home: Path, project: Path) -> None:
     assert found.fix == (
         f"ctxmode install --local {project} (replaces ctxmode's old entries in place)"
     )
-    assert found.details[-1] == f"local SessionEnd: missing script {OLD_PKG}/hooks/session_end.py"
+    assert found.details[-1] == f"local Stop: missing script {OLD_PKG}/hooks/stop.py"
 
 
 def _installed_hooks() -> dict[str, Any]:
@@ -353,7 +353,7 @@ def test_duplicates_across_scopes(home: Path, project: Path) -> None:
     installer.install("local", str(project), python="/usr/bin/python3")
     found = checks(project)["duplicates"]
     assert found.status == "warn"
-    assert found.summary == "6 events have more than one ctxmode handler: each runs"
+    assert found.summary == "7 events have more than one ctxmode handler: each runs"
     assert found.details[0] == "PostToolUse: 2 handlers (user, local)"
 
 
@@ -548,7 +548,7 @@ def test_plugin_only_is_ok(home: Path, project: Path) -> None:
     settings_file(home, {"enabledPlugins": {"ctxmode@local": True}})
     found = checks(project)
     assert found["registration"].status == "ok"
-    assert found["registration"].summary == "all seven events registered by the plugin"
+    assert found["registration"].summary == "all eight events registered by the plugin"
     assert "plugin" not in found
 
 
@@ -559,24 +559,24 @@ def test_plugin_only_is_ok(home: Path, project: Path) -> None:
             "2.1.50",
             "2.1.50",
             "ok",
-            "all six core events registered in 1 file; PostCompact not: Claude Code 2.1.50 "
+            "all seven core events registered in 1 file; PostCompact not: Claude Code 2.1.50 "
             "does not have it (a settings file naming it would be skipped whole)",
         ),
         (
             "2.1.50",
             "2.1.197",
             "warn",
-            "all six core events registered in 1 file; PostCompact not, though Claude Code "
+            "all seven core events registered in 1 file; PostCompact not, though Claude Code "
             "2.1.197 has it: compaction summaries are not recorded",
         ),
         (
             "none",
             "none",
             "ok",
-            "all six core events registered in 1 file; PostCompact not (Claude Code's "
+            "all seven core events registered in 1 file; PostCompact not (Claude Code's "
             "version unknown)",
         ),
-        ("2.1.197", "2.1.197", "ok", "all seven events registered in 1 file"),
+        ("2.1.197", "2.1.197", "ok", "all eight events registered in 1 file"),
     ],
 )
 def test_postcompact_is_expected_only_where_the_client_has_it(
@@ -603,7 +603,7 @@ def test_a_shared_project_file_without_postcompact_is_as_designed(
     found = checks(project)["registration"]
     assert (found.status, found.summary) == (
         "ok",
-        "all six core events registered in 1 file; PostCompact not: a file shared with "
+        "all seven core events registered in 1 file; PostCompact not: a file shared with "
         "the team never names it (an older client would skip the whole file)",
     )
 
@@ -655,6 +655,7 @@ def test_other_memory_tools(home: Path, project: Path) -> None:
     assert found.status == "warn"
     assert found.details == (
         "project SessionStart: node ~/.claude-mem/hooks/context.js",
+        "project Stop: memory-sync",  # Stop is one of ctxmode's events
         "project: plugin claude-mem@thedotmack enabled",
     )
 

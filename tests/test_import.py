@@ -104,8 +104,13 @@ def test_import_makes_the_events_the_hooks_made(
     summary = run_import(claude, "--all")
 
     imported = events(data_root)
+    # The recording predates the Stop hook: each turn's reply is compared on its own
+    # (test_import_keeps_each_turns_reply).
+    replies = [row for row in imported if row[1] == "assistant_reply"]
+    assert replies
+    imported = [row for row in imported if row[1] != "assistant_reply"]
     assert sorted(imported) == sorted(hooked)
-    assert summary["events_added"] == len(hooked)
+    assert summary["events_added"] == len(hooked) + len(replies)
     assert summary["skipped"] == 0 and summary["unknown"] == 0 and summary["truncated"] == 0
     assert summary["files"] == 5  # four sessions and one subagent
     origins = rows(data_root, "SELECT DISTINCT source_hook FROM session_events")
@@ -122,8 +127,11 @@ def test_events_the_hooks_captured_are_not_stored_twice(
 
     summary = run_import(claude, "--all")
 
-    assert summary["events_added"] == 0, events(data_root)[len(hooked) :]
-    assert events(data_root) == hooked
+    # The recording predates the Stop hook: each turn's reply is what the import adds.
+    added = events(data_root)[len(hooked) :]
+    assert {row[1] for row in added} == {"assistant_reply"}, added
+    assert summary["events_added"] == len(added)
+    assert events(data_root)[: len(hooked)] == hooked
     # What the hooks never see is still imported: the compactions' summaries.
     assert summary["compactions"] == 2
 
@@ -417,13 +425,15 @@ def test_summary_line_dry_run_and_files(tmp_path: Path, data_root: Path) -> None
     dry = cli("import", "--all", "--dry-run", env=env)
     assert dry.exit_code == 0, dry.output
     assert dry.output.startswith("dry run: 5 files, 81 records read"), dry.output
-    assert "26 events to add" in dry.output and "2 compactions" in dry.output
+    # 26 the hooks made, and 6 turns' replies.
+    assert "32 events to add" in dry.output and "2 compactions" in dry.output
     assert not (data_root / "sessions").exists() or not list((data_root / "sessions").glob("*.db"))
 
     one = cli("import", str(session_file(claude, "failing")), env=env)
-    assert one.exit_code == 0 and "1 file," in one.output and "4 events added" in one.output
+    one_added = "5 events added"  # 4 the hooks made, and its reply
+    assert one.exit_code == 0 and "1 file," in one.output and one_added in one.output
     again = cli("import", "--all", env=env)
-    assert "22 events added" in again.output and "1 unchanged" in again.output, again.output
+    assert "27 events added" in again.output and "1 unchanged" in again.output, again.output
 
 
 def test_project_and_since_choose_the_files(tmp_path: Path, data_root: Path) -> None:
@@ -445,7 +455,7 @@ def test_project_and_since_choose_the_files(tmp_path: Path, data_root: Path) -> 
         in cli("import", "--project", str(tmp_path), env=env).output
     )
     mine_only = json.loads(cli("import", "--json", "--project", str(mine), env=env).output)
-    assert (mine_only["files"], mine_only["events_added"]) == (1, 4)
+    assert (mine_only["files"], mine_only["events_added"]) == (1, 5)  # its reply too
     os.utime(path, (1_000_000_000, 1_000_000_000))  # 2001
     recent = json.loads(cli("import", "--json", "--all", "--since", "7", env=env).output)
     assert recent["files"] + recent["unchanged"] == 4  # the 2001 file is left out

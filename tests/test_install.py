@@ -133,6 +133,7 @@ def test_hook_table_is_the_decided_one() -> None:
         ("SessionStart", 30, "startup|resume|clear|compact|fork"),
         ("SessionEnd", 5, None),
         ("PostCompact", 10, None),
+        ("Stop", 10, None),
     )
     assert claude_code.MIN_VERSIONS == {"PostCompact": (2, 1, 76)}
 
@@ -198,7 +199,7 @@ def test_install_creates_the_user_settings(home: Path) -> None:
         "installed",
         True,
         None,
-        6,
+        7,
     )
     assert json.loads(path.read_text()) == {
         "hooks": expected_hooks(),
@@ -439,7 +440,7 @@ def test_dry_run_writes_nothing(home: Path) -> None:
         None,
     )
     assert result.diff.startswith(
-        f'--- {path}\n+++ {path}\n@@ -0,0 +1,78 @@\n+{{\n+  "hooks": {{\n'
+        f'--- {path}\n+++ {path}\n@@ -0,0 +1,89 @@\n+{{\n+  "hooks": {{\n'
     )
     assert f'+      "{expected_rules()[0]}"\n' in result.diff
     assert not path.exists()
@@ -501,7 +502,7 @@ def test_postcompact_is_registered_only_for_a_client_that_has_it(
     result = install("user", version=version)
     hooks = json.loads(path.read_text())["hooks"]
     assert ("PostCompact" in hooks) is registered
-    assert result.hooks == (7 if registered else 6)
+    assert result.hooks == (8 if registered else 7)
     assert result.skipped == (() if registered else ("PostCompact",))
     assert result.client_version == version
     if not registered:
@@ -745,13 +746,13 @@ def test_warns_when_another_scope_has_ctxmode_hooks(
     install("user", python=OLD_PY, package_dir=OLD_PKG)
     result = install("local", str(project))
     assert result.warnings == (
-        "ctxmode hooks are also registered in ~/.claude/settings.json (6 handlers): "
+        "ctxmode hooks are also registered in ~/.claude/settings.json (7 handlers): "
         "where the commands differ, both copies run",
     )
     # From inside the project, a user-scope install sees the project's local copy.
     monkeypatch.chdir(project)
     assert install("user").warnings == (
-        f"ctxmode hooks are also registered in {project}/.claude/settings.local.json (6 handlers): "
+        f"ctxmode hooks are also registered in {project}/.claude/settings.local.json (7 handlers): "
         "where the commands differ, both copies run",
     )
 
@@ -766,7 +767,7 @@ def test_warns_about_ctxmode_in_managed_settings(home: Path, tmp_path: Path) -> 
         json.dumps({"hooks": expected_hooks(OLD_PY, OLD_PKG)}),
     )
     assert install("user", managed=str(managed)).warnings == (
-        f"ctxmode hooks are also registered in {managed} (6 handlers): "
+        f"ctxmode hooks are also registered in {managed} (7 handlers): "
         "where the commands differ, both copies run",
     )
     write(managed, '{"enabledPlugins": {"ctxmode@corp": true}}')
@@ -783,7 +784,7 @@ def test_warns_about_the_local_file_from_a_project_subfolder(
     monkeypatch.chdir(project / "src")  # the hooks' project is the enclosing checkout
     assert install("user").warnings == (
         f"ctxmode hooks are also registered in {project}/.claude/settings.local.json "
-        "(6 handlers): where the commands differ, both copies run",
+        "(7 handlers): where the commands differ, both copies run",
     )
 
 
@@ -795,7 +796,7 @@ def test_verify_reports_failing_commands(home: Path) -> None:
     install("user", python="/bin/false")
     result = claude_proof.verify(str(path))
     assert not result.ok
-    assert result.calls == 10
+    assert result.calls == 11
     assert "PostToolUse exited 1" in result.problems
     assert result.events == 0
 
@@ -805,7 +806,7 @@ def test_verify_reports_missing_handlers(home: Path) -> None:
     result = claude_proof.verify(str(path))
     assert result.problems == [
         "no ctxmode handler for PostToolUse, PostToolUseFailure, UserPromptSubmit, PreCompact, "
-        f"SessionStart, SessionEnd in {path}"
+        f"SessionStart, SessionEnd, Stop in {path}"
     ]
 
 
@@ -813,7 +814,7 @@ def test_verify_runs_the_installed_hooks_in_a_throwaway_store(home: Path, data_r
     install("user")
     result = claude_proof.verify(str(user_settings(home)))
     assert result.problems == []
-    assert result.calls == 10
+    assert result.calls == 11
     assert result.snapshot_ok
     assert result.events >= 5  # prompt, write, task, error, edit, commit ... at the least
     assert result.claims == 1 and result.snapshot_bytes > 200
@@ -839,11 +840,11 @@ def test_cli_install_and_uninstall(home: Path) -> None:
     allowed = f"; the snapshot's lookups run without asking: {expected_rules()[0]}\n"
     assert (
         result.output
-        == f"ctxmode {ctxmode.__version__} installed: 6 hooks in ~/.claude/settings.json{allowed}"
+        == f"ctxmode {ctxmode.__version__} installed: 7 hooks in ~/.claude/settings.json{allowed}"
     )
     result = cli("install", "--user")
     assert result.output == (
-        f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json"
+        f"ctxmode {ctxmode.__version__} already installed: 7 hooks in ~/.claude/settings.json"
         + allowed
     )
     result = cli("uninstall")
@@ -858,7 +859,7 @@ def test_cli_dry_run_prints_a_diff(home: Path, project: Path) -> None:
     result = cli("install", "--project", str(project), "--dry-run")
     assert result.exit_code == 0
     path = project / ".claude" / "settings.json"
-    assert result.output.startswith(f"--- {path}\n+++ {path}\n@@ -0,0 +1,73 @@\n+{{\n")
+    assert result.output.startswith(f"--- {path}\n+++ {path}\n@@ -0,0 +1,84 @@\n+{{\n")
     assert not path.exists()
     result = cli("uninstall", "--project", str(project), "--dry-run")
     assert result.output == f"nothing to change: ctxmode is not installed in {path}\n"
@@ -868,7 +869,7 @@ def test_cli_upgrade_and_local_scope(home: Path, project: Path) -> None:
     install("local", str(project), python=OLD_PY, package_dir=OLD_PKG)
     result = cli("install", "--local", str(project))
     assert result.output == (
-        f"ctxmode {ctxmode.__version__} updated: 6 hooks in {project}/.claude/settings.local.json"
+        f"ctxmode {ctxmode.__version__} updated: 7 hooks in {project}/.claude/settings.local.json"
         f" (old entries replaced); the snapshot's lookups run without asking: {expected_rules()[0]}\n"
     )
     result = cli("uninstall", "--local", str(project))
@@ -906,7 +907,7 @@ def test_cli_warnings_go_to_stderr(home: Path, project: Path) -> None:
         "~/.local/bin/ctxmode-hook (written now, it runs this installation); a teammate's "
         "hooks do nothing until they run `ctxmode install --project DIR` (or ./install.sh "
         "--project DIR) in their checkout\n"
-        f"ctxmode {ctxmode.__version__} installed: 6 hooks in {project}/.claude/settings.json\n"
+        f"ctxmode {ctxmode.__version__} installed: 7 hooks in {project}/.claude/settings.json\n"
     )
 
 
@@ -915,9 +916,9 @@ def test_cli_verify(home: Path) -> None:
     assert result.exit_code == 0, result.output
     line = result.output.strip()
     assert re.fullmatch(
-        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in "
+        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 7 hooks in "
         r"~/\.claude/settings\.json; the snapshot's lookups run without asking: "
-        rf"{re.escape(expected_rules()[0])}; verified: 10 hook calls of a sample session through them "
+        rf"{re.escape(expected_rules()[0])}; verified: 11 hook calls of a sample session through them "
         r"stored \d+ events, and its \d+-byte snapshot was injected after compaction, "
         r"claimed once",
         line,

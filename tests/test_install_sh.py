@@ -116,7 +116,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 
 PROOF = (
-    r"verified: 10 hook calls of a sample session through them stored \d+ events, and its "
+    r"verified: 11 hook calls of a sample session through them stored \d+ events, and its "
     r"\d+-byte snapshot was injected after compaction, claimed once"
 )
 
@@ -128,7 +128,7 @@ def test_ends_with_one_line_of_proof(run: Run) -> None:
     # The last line of stdout says what the install proved.
     assert out[-1] == proof[0]
     assert re.fullmatch(
-        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in ~/\.claude/settings\.json; "
+        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 7 hooks in ~/\.claude/settings\.json; "
         rf"the snapshot's lookups run without asking: Bash\({re.escape(str(run.data))}/venv/bin/"
         r"ctxmode search:\*\); " + PROOF,
         proof[0],
@@ -246,7 +246,7 @@ def test_rerun_from_a_newer_checkout_upgrades_in_place(run: Run) -> None:
     assert upgrade.returncode == 0, upgrade.stdout + upgrade.stderr
     assert run.installed_init().read_text().endswith(MARK)
     assert (
-        f"ctxmode {ctxmode.__version__} already installed: 6 hooks in ~/.claude/settings.json; "
+        f"ctxmode {ctxmode.__version__} already installed: 7 hooks in ~/.claude/settings.json; "
         in upgrade.stdout
     )
     assert run.texts["upgrade"] == run.texts["first"]
@@ -346,7 +346,7 @@ def test_odd_project_dir_through_install_and_uninstall(run: Run, tmp_path: Path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout.splitlines()
     assert re.fullmatch(
-        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 6 hooks in "
+        rf"ctxmode {re.escape(ctxmode.__version__)} installed: 7 hooks in "
         rf"{re.escape(str(odd))}/\.claude/settings\.json; " + PROOF,
         out[-1],
     ), out
@@ -422,7 +422,7 @@ def test_dry_run_without_an_environment_writes_nothing_anywhere(
     )
     # The settings as they would be written, as a diff: the commands this checkout writes.
     expected_path = target.replace("~", str(fresh.home), 1)
-    assert f"--- {expected_path}\n+++ {expected_path}\n@@ -0,0 +1,73 @@\n" in out
+    assert f"--- {expected_path}\n+++ {expected_path}\n@@ -0,0 +1,84 @@\n" in out
     python = f"{fresh.data}/venv/bin/python"
     site = f"{fresh.data}/venv/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
     if scope and scope[0] == "--project":

@@ -67,6 +67,7 @@ SILENT_CALLS = [
     ("PostToolUseFailure", _call("PostToolUseFailure", tool_name="Bash", error="Exit code 1")),
     ("SessionEnd", _call("SessionEnd", reason="other")),
     ("PostCompact", _call("PostCompact", trigger="auto", compact_summary="<summary>s</summary>")),
+    ("Stop", _call("Stop", stop_hook_active=False, last_assistant_message="Wrote fresh.py.")),
 ]
 
 

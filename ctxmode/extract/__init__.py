@@ -131,13 +131,22 @@ def jobs(inp: HookInput) -> list[Job]:
         return [_job("errors", "tool_failure")]
     if inp.event == "UserPromptSubmit":
         return [_job(m, f) for m, f in PROMPT_JOBS]
+    if inp.event == "Stop":
+        return [_job("replies", "assistant_reply")]
     return []
 
 
 # -- the choke point -----------------------------------------------------------------------
 
 # The payload fields that carry content; the envelope (ids, cwd, tool name) is left alone.
-CONTENT_FIELDS = ("tool_input", "tool_response", "error", "prompt", "compact_summary")
+CONTENT_FIELDS = (
+    "tool_input",
+    "tool_response",
+    "error",
+    "prompt",
+    "compact_summary",
+    "last_assistant_message",
+)
 # Text no extractor reads is dropped, not masked (nothing of it is stored, and a 200 KB
 # file then costs nothing): the file tools' contents, the results of searches and
 # fetches (their extractors read the pattern, the URL and the counts), and the whole
@@ -159,6 +168,7 @@ BULK_FIELDS = frozenset(
 # from either end (the Bash extractor's SCAN_CHARS); inputs and prompts keep more (an
 # apply_patch command lists every file it changes).
 RESPONSE_HALF = 8 * 1024
+_RESPONSE_FIELDS = ("tool_response", "error", "last_assistant_message")
 INPUT_HALF = 64 * 1024
 # What a file tool wrote is kept as an excerpt (ctxmode.extract.files): of these fields
 # of its input, a head this long (cut where no secret is cut, redact.safe_head) is
@@ -193,7 +203,7 @@ def masked(inp: HookInput, extra: Iterable[Any] = (), memory: Any = None) -> Hoo
     try:
         for field in CONTENT_FIELDS:
             if field in raw:
-                half = RESPONSE_HALF if field in ("tool_response", "error") else INPUT_HALF
+                half = RESPONSE_HALF if field in _RESPONSE_FIELDS else INPUT_HALF
                 heads = field == "tool_input" and kind in HEAD_KINDS
                 raw[field] = _scrub(raw[field], 0, bulk, extras, half, heads)
     finally:

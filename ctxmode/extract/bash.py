@@ -43,6 +43,9 @@ COMMAND_CHARS = 2000  # the command line a shell_call keeps: all of nearly every
 # ends where one is near), enough for a version, a port, a count, a summary line.
 OUTPUT_HEAD = 320
 OUTPUT_TAIL = 320
+# Of a longer output, lines from between the two that look like an error or a warning,
+# or that name what the command did (common.standout_lines), up to this many characters.
+OUTPUT_MIDDLE = 320
 SENT_CHARS = 2000  # the text of a comment, an issue or a pull request the agent sent
 DESCRIPTION_CHARS = 200  # what the agent said a command does
 ERROR_CHARS = 400
@@ -151,10 +154,40 @@ def call_data(
     printed = stdout.rstrip()
     if stderr.strip():
         printed = f"{printed}\n{stderr.rstrip()}" if printed else stderr.rstrip()
-    excerpt = masked_excerpt(printed, OUTPUT_HEAD, OUTPUT_TAIL)
+    keys = command_keys(command) if len(printed) > OUTPUT_HEAD + OUTPUT_TAIL else ()
+    excerpt = masked_excerpt(printed, OUTPUT_HEAD, OUTPUT_TAIL, OUTPUT_MIDDLE, keys)
     if excerpt:
         data["output"] = excerpt
     return data
+
+
+# Words of a command line that say nothing of what its output holds.
+_KEY_SKIP = frozenset(
+    {"then", "else", "done", "echo", "true", "false", "null", "/dev/null", "grep", "head",
+     "tail", "sort", "less", "more", "2>&1", "sudo", "find", "xargs", "print", "printf"}
+)  # fmt: skip
+_KEY_TRIM = "\"'`()[]{};|&<>$,!"
+MAX_KEYS = 8
+
+
+def command_keys(command: str) -> tuple[str, ...]:
+    """The words of a command line its output's lines may hold (what a ``grep``, a
+    ``cat`` or a lookup was after: a name, a path, a pattern): each word of four
+    characters or more but the first (the program), an option or a shell word."""
+    keys: list[str] = []
+    for word in command.split()[1:]:
+        word = word.strip(_KEY_TRIM)
+        if (
+            len(word) >= 4
+            and not word.startswith("-")
+            and word.lower() not in _KEY_SKIP
+            and any(c.isalpha() for c in word)
+            and word not in keys
+        ):
+            keys.append(word)
+            if len(keys) >= MAX_KEYS:
+                break
+    return tuple(keys)
 
 
 # A background task's states that end it: its output is final.
@@ -162,25 +195,30 @@ _ENDED = frozenset({"completed", "failed", "killed", "stopped", "error", "timeou
 
 
 def background(inp: HookInput) -> list[Draft]:
-    """TaskOutput (older: BashOutput) of a background command that ended → ``shell_call
-    {command, [exit], [output], task}``: what it printed, which its own Bash call never
-    saw. ``command`` is the task's description (the command is on the Bash call that
+    """TaskOutput (older: BashOutput) of a background command → ``shell_call {command,
+    [exit], [output], task, [status]}``: what it printed, which its own Bash call never
+    saw (``status`` when it still runs). ``command`` is the task's description (the command is on the Bash call that
     started it, with ``task`` in its output)."""
     from ctxmode.extract.common import as_dict
 
     response = as_dict(inp.tool_response)
     task = as_dict(response.get("task")) or response  # TaskOutput nests it; BashOutput not
     status = s(task.get("status"))
-    if status not in _ENDED:
-        return []  # still running: a later read has the whole output
     printed = s(task.get("output")) or s(task.get("stdout"))
     code = task.get("exitCode", task.get("exit_code"))
     what = s(task.get("description")) or s(task.get("command"))
     task_id = s(task.get("task_id")) or s(inp.tool_input.get("task_id"))
     task_id = task_id or s(inp.tool_input.get("bash_id"))
-    if not (printed.strip() or what.strip()):
+    stderr = s(task.get("stderr"))
+    if status not in _ENDED and not (printed.strip() or stderr.strip()):
+        return []  # still running and nothing printed yet: a later read has it
+    if not (printed.strip() or stderr.strip() or what.strip()):
         return []
-    data = call_data(what or "(background command)", printed, s(task.get("stderr")), None)
+    # A read while it still runs is kept too: a server never ends, and what it printed
+    # (the port it took, the error a request hit) is in no other event.
+    data = call_data(what or "(background command)", printed, stderr, None)
+    if status and status not in _ENDED:
+        data["status"] = clip(status, 40)
     if isinstance(code, int) and not isinstance(code, bool):
         data["exit"] = code
     if task_id:

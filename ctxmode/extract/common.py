@@ -11,6 +11,7 @@ from ctxmode import fastjson, redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     # One extracted fact before masking and fitting: (event type, data object).
@@ -21,7 +22,13 @@ if TYPE_CHECKING:
 DATA_BUDGET = 1000
 # The approved plan; a shell call's whole command line with the head and tail of its
 # output; a message the agent sent (a pull request's body).
-BUDGETS = {"plan_exit": 1600, "shell_call": 2800, "message_sent": 2400, "subagent": 1400}
+BUDGETS = {
+    "plan_exit": 1600,
+    "shell_call": 2800,
+    "message_sent": 2400,
+    "subagent": 1400,
+    "assistant_reply": 2800,
+}
 
 ELLIPSIS = "…"
 
@@ -61,23 +68,33 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def masked_excerpt(text: str, head: int, tail: int) -> str:
+def masked_excerpt(
+    text: str, head: int, tail: int, middle: int = 0, keys: Sequence[str] = ()
+) -> str:
     """:func:`output_excerpt` of ``text`` masked first: of a long text, a head and a tail
     larger than the excerpt's, each cut where no secret is cut (redact.safe_head/tail),
-    are masked whole before the excerpt is cut from them. (Extractors get the payload
-    masked already; this keeps a direct caller's excerpt safe too.)"""
+    are masked whole before the excerpt is cut from them; the lines kept from the middle
+    (``middle`` > 0, :func:`standout_lines`) are masked one by one. (Extractors get the
+    payload masked already; this keeps a direct caller's excerpt safe too.)"""
     text = text.strip("\n")
+    picked: list[str] = []
     if len(text) > head + tail + 40:
-        text = (
-            redact.safe_head(text, head * 2 + 256) + "\n" + redact.safe_tail(text, tail * 2 + 256)
-        )
-    return output_excerpt(redact.mask(text), head, tail)
+        first = redact.safe_head(text, head * 2 + 256)
+        last = redact.safe_tail(text, tail * 2 + 256)
+        if middle > 0:
+            # Lines out of the part between the two excerpts (it is at least ``head``
+            # and ``tail`` in from either end: no line the head or tail keeps).
+            inner = text[head : max(head, len(text) - tail)]
+            picked = [redact.mask(line) for line in standout_lines(inner, keys, middle)]
+        text = first + "\n" + last
+    return output_excerpt(redact.mask(text), head, tail, picked)
 
 
-def output_excerpt(text: str, head: int, tail: int) -> str:
+def output_excerpt(text: str, head: int, tail: int, middle: Sequence[str] = ()) -> str:
     """The first ``head`` and last ``tail`` characters of ``text``, each cut at a line end
-    when one is near (never inside a ``[REDACTED:…]`` mask), joined by a line "…": what
-    a command printed, what a tool wrote. Cut from text masked whole already."""
+    when one is near (never inside a ``[REDACTED:…]`` mask), joined by a line "…" (with
+    ``middle``, lines kept from between them, after it and before another "…"): what a
+    command printed, what a tool wrote. Cut from text masked whole already."""
     text = text.strip("\n")
     if len(text) <= head + tail + 40:
         return text
@@ -89,7 +106,60 @@ def output_excerpt(text: str, head: int, tail: int) -> str:
     line_start = last.find("\n")
     if 0 <= line_start <= tail // 2:
         last = last[line_start + 1 :]
-    return f"{first.rstrip()}\n…\n{last.lstrip(chr(10))}"
+    kept = [line for line in middle if line not in first and line not in last]
+    inner = "\n…\n" + "\n".join(kept) if kept else ""
+    return f"{first.rstrip()}{inner}\n…\n{last.lstrip(chr(10))}"
+
+
+# What makes a line from the middle of a long output worth keeping: it looks like an error
+# or a warning (a build's one failing module among hundreds of compiled ones, "port 3000
+# is in use" between a dev server's banner and its request log). Lower case, substrings.
+STANDOUT_MARKERS = (
+    "error", "fail", "warn", "\u26a0", "\u2717", "\u2718", "\u2716", "denied", "refused",
+    "not found", "cannot", "can't", "unable", "invalid", "exception", "fatal", "panic",
+    "does not exist", "already exists", "in use", "deprecated", "traceback", "no such",
+)  # fmt: skip
+STANDOUT_LINE = 200  # a kept line's characters at most
+STANDOUT_HITS = 8  # lines taken per marker or key at most (a log of one warning repeated)
+_UNBROKEN = 60  # a line this long without a space is data (base64, a hash list): skipped
+
+
+def standout_lines(text: str, keys: Sequence[str], budget: int) -> list[str]:
+    """The lines of ``text`` that look like an error or a warning, or that hold one of
+    ``keys`` (the identifiers a command named: what a ``grep`` or a ``cat`` of a long
+    file was after), each once, at most ``budget`` characters in all, in their order.
+    The lines of the rarest markers and keys are taken first: a word on every line
+    tells nothing of any."""
+    if budget <= 0 or not text:
+        return []
+    low = text.lower()
+    rarity: dict[int, int] = {}  # line start → the fewest lines a needle it holds is on
+    for needle in (*STANDOUT_MARKERS, *(k.lower() for k in keys)):
+        found: list[int] = []
+        pos = low.find(needle)
+        while pos != -1 and len(found) <= STANDOUT_HITS:
+            found.append(low.rfind("\n", 0, pos) + 1)
+            end = low.find("\n", pos)
+            if end == -1:
+                break
+            pos = low.find(needle, end)
+        for start in found[:STANDOUT_HITS]:
+            rarity[start] = min(rarity.get(start, len(found)), len(found))
+    chosen: list[tuple[int, str]] = []
+    used = 0
+    for start in sorted(rarity, key=lambda at: (rarity[at], at)):
+        end = text.find("\n", start)
+        line = text[start : end if end != -1 else len(text)].strip()
+        if not line or any(line == kept for _, kept in chosen):
+            continue
+        if " " not in line and len(line) >= _UNBROKEN:
+            continue
+        line = trim(line, STANDOUT_LINE)
+        if used + len(line) > budget:
+            continue
+        chosen.append((start, line))
+        used += len(line) + 1
+    return [line for _, line in sorted(chosen)]
 
 
 # -- lenient field access ----------------------------------------------------------------

@@ -29,7 +29,9 @@ newest matches reach) gives the term its weight: BM25's IDF.
 
 **The ranking.** The candidates are scored by the weights of the terms they hold; the
 best :data:`REFINE` are read and scored again on their text (BM25: each term's count
-in the event, against the event's length), times a recency factor (:func:`blend`).
+in the event, against the event's length; plus the weight of the terms its best line
+holds, :data:`LINE_WEIGHT`; times a prior per type, :data:`TYPE_PRIOR`), times a
+recency factor (:func:`blend`).
 Events holding more of the query's exact phrases and identifiers come first; recency
 breaks ties.
 
@@ -89,6 +91,14 @@ GROUP_MAX_MATCHES = 50_000
 K1 = 1.2
 B = 0.75
 RECENCY_WEIGHT = 0.25
+# The best line's share of the relevance: the weights of the query's terms found on one
+# line of the event (a value: a command, its description, one line of output) added at
+# this factor, so that the terms together, as a question puts them, count for more
+# than the same terms scattered over a long event.
+LINE_WEIGHT = 0.5
+# A reply restates what the calls it sums up hold (and is long: it shares a word with
+# most questions): below the events it speaks of, at equal relevance.
+TYPE_PRIOR = {"assistant_reply": 0.7}
 RECENCY_HALF_LIFE_DAYS = 7.0
 
 _E_COLUMNS = ", ".join("e." + name.strip() for name in EVENT_COLUMNS.split(","))
@@ -462,19 +472,27 @@ class _Search:
             norm = K1 * (1.0 - B + B * len(text) / max(average, 1.0))
             relevance = 0.0
             tier = 0
+            lines: dict[int, float] = {}  # line start → the weight of the terms on it
             for i, term in enumerate(self.terms):
-                frequency = term.count(folded, text)
+                spans = term.spans(folded, 0, text)
+                frequency = len(spans)
                 if frequency == 0 and i in held and term.kind == "word":
                     frequency = 1  # porter joined what the Python stem does not
                 if frequency == 0:
                     continue
                 if term.tiered:
                     tier += 1
-                relevance += term.weight * term.idf * frequency * (K1 + 1) / (frequency + norm)
+                weight = term.weight * term.idf
+                relevance += weight * frequency * (K1 + 1) / (frequency + norm)
+                for start in {folded.rfind("\n", 0, at) + 1 for at, _ in spans}:
+                    lines[start] = lines.get(start, 0.0) + weight
             if relevance <= 0.0 and tier == 0:
                 continue
+            if lines:
+                relevance += LINE_WEIGHT * max(lines.values())
             if row[2] in kinds:
                 relevance *= KIND_BOOST
+            relevance *= TYPE_PRIOR.get(str(row[2]), 1.0)
             if self.shapes and any(p.search(text) for p in self.shapes):
                 relevance *= SHAPE_BOOST
             rank = blend(relevance, newest - stamp)
@@ -498,6 +516,11 @@ _SIGNATURE_CHARS = 600
 _STATUS_WORDS = frozenset({"pending", "in", "progress", "completed", "done", "cancelled"})
 
 
+# Types whose data is the text of another's (a decision or a role is a sentence of a
+# prompt): near-duplicates of each other's hits too.
+_SAME_TEXT = {"decision": "user_prompt", "role": "user_prompt"}
+
+
 def _spread(scored: list[Any]) -> list[Any]:
     """``scored`` (best first) with the near-duplicates of better hits of the same type,
     and the other events of a call a better hit comes from (a failed command's
@@ -508,7 +531,7 @@ def _spread(scored: list[Any]) -> list[Any]:
     out = []
     for tier, rank, rowid, row, text in scored:
         words = frozenset(words_of(text[:_SIGNATURE_CHARS].lower())) - _STATUS_WORDS
-        seen = kept.setdefault(str(row[2]), [])
+        seen = kept.setdefault(_SAME_TEXT.get(str(row[2]), str(row[2])), [])
         call = str(row[9] or "")  # tool_use_id
         if (call and call in calls) or (
             words

@@ -147,7 +147,7 @@ def hermetic_env(extra: dict[str, str], *, home: str | os.PathLike[str]) -> dict
 _HOOK_FAILED = re.compile(
     r"(?i)\b(?:hook\b[^\n]{0,400}?\b(?:failed|error|timed out)\b|"
     r"(?:PreToolUse|PostToolUse|PostToolUseFailure|UserPromptSubmit|PreCompact|PostCompact|"
-    r"SessionStart|SessionEnd)\b[^\n]{0,400}?\b(?:failed|timed out)\b)"
+    r"SessionStart|SessionEnd|Stop)\b[^\n]{0,400}?\b(?:failed|timed out)\b)"
 )
 
 

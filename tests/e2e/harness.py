@@ -30,6 +30,7 @@ HOOK_EVENTS = (
     "PreCompact",
     "SessionStart",
     "SessionEnd",
+    "Stop",
     # install.sh registers it because the client on PATH (claude --version) has it.
     "PostCompact",
 )

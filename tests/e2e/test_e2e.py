@@ -598,5 +598,8 @@ def test_three_hundred_tool_calls_all_recorded(e2e: Harness) -> None:
     lost = sorted(set(paths) - set(recorded))
     assert not lost, f"{len(lost)} of {total} writes were not recorded, e.g. {lost[:5]}"
     assert recorded == paths, f"duplicates or strays: {len(recorded)} file_write events"
+    # The Stop hook kept the text the turn ended with, though `claude -p` ends right after.
+    replies = [e["data"]["text"] for e in events_of(session, "assistant_reply")]
+    assert replies == ["All files written."], replies
     assert len(api.requests) == total // batch + 1
     h.assert_clean()

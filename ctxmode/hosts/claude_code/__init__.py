@@ -55,6 +55,9 @@ TOOL_KINDS = {
     "apply_patch": "file.patch",
     "ApplyPatch": "file.patch",
     "Bash": "shell",
+    # Windows hosts' shell (2.1.x): a command line and its output as Bash's; its own
+    # syntax is read as a POSIX line is (the git, npm and cd of it alike).
+    "PowerShell": "shell",
     "TaskCreate": "task.create",
     "TaskUpdate": "task.update",
     "TaskList": "task.list",
@@ -134,6 +137,9 @@ HOOKS: tuple[tuple[str, int, str | None], ...] = (
     ("SessionEnd", 5, None),
     # The client's summary of each compaction (ctxmode stats compares it with the snapshot).
     ("PostCompact", 10, None),
+    # The text each turn ended with (``last_assistant_message``): what the agent found and
+    # told, which no tool call holds. Prints nothing (a Stop hook's output could block).
+    ("Stop", 10, None),
 )
 
 # Events only newer clients know, with the first version that has them. A client older
@@ -158,6 +164,8 @@ def parse_version(text: str) -> tuple[int, ...] | None:
 # their shim gets --background (ctxmode.inflight keeps their events in the calls' order).
 # SessionStart, UserPromptSubmit and PreCompact print or must finish before the client
 # goes on, and SessionEnd builds the last snapshot while `claude -p` ends: foreground.
+# Stop too: the last turn's reply comes as `claude -p` ends, when the client would kill a
+# background hook still at work (once per turn, while the user reads the reply).
 BACKGROUND_EVENTS = ("PostToolUse", "PostToolUseFailure")
 # "async" on a command hook came with Claude Code 2.1.19 (2026-01-24; its changelog does
 # not name it, 2.1.23's fixes "pending async hooks"). Verified on 2.1.197: the client

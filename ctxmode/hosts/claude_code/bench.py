@@ -43,6 +43,7 @@ CASES: tuple[Case, ...] = (
     Case("PostToolUse Bash", "PostToolUse", "bash", *TOOL_TARGET),
     Case("PostToolUse TaskCreate", "PostToolUse", "task", *TOOL_TARGET),
     Case("UserPromptSubmit", "UserPromptSubmit", "prompt", 2.5),
+    Case("Stop", "Stop", "stop", 2.5),  # once per turn, in the foreground
     Case("PreCompact (1,000 events)", "PreCompact", "pre_compact", 3.5),
     Case("SessionStart compact (1,000 events)", "SessionStart", "session_start_compact", 3.0),
     Case("PostCompact", "PostCompact", "post_compact"),

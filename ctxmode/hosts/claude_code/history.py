@@ -10,7 +10,9 @@ type). Facts: /work/shared/claude-code-transcripts.md and the recorded transcrip
 needs, in file order: :class:`Call` items holding the neutral
 :class:`~ctxmode.payload.HookInput` of the hook that would have fired (a ``tool_use``
 paired with its ``tool_result`` → PostToolUse, or PostToolUseFailure when the result is an
-error; a typed prompt → UserPromptSubmit), and :class:`Boundary` items (a compaction and
+error; a typed prompt → UserPromptSubmit; the text a turn ended with → Stop, its
+``last_assistant_message``: a record whose ``stop_reason`` ends the turn, or, without
+one, the last text before the next prompt), and :class:`Boundary` items (a compaction and
 the summary the client wrote). The hooks' ``tool_response`` is the record's
 ``toolUseResult``; a subagent's results carry none (2.1.197 to 2.1.332), and the result's
 text stands in.
@@ -46,6 +48,13 @@ BOOKKEEPING = frozenset(
 )  # fmt: skip
 # User turns the client writes itself, not the person (hooks never see them as prompts).
 CLIENT_TURNS = ("<command-", "<local-command", "<task-notification>", "<system-reminder>")
+# An assistant message's stop_reason when the turn ends with it (the API's; "tool_use"
+# when a tool call follows; none in the records of clients before ~2.1).
+TURN_ENDS = ("end_turn", "stop_sequence", "max_tokens", "refusal")
+# A prompt's blocks the IDE extension adds (2.0.x: "The user opened the file … in the
+# IDE. This may or may not be related to the current task."): not the user's words, and
+# their path and boilerplate would match every question about that file.
+IDE_NOTES = ("<ide_opened_file>",)
 # ctxmode's own output, should a client ever echo it inside a user turn.
 OWN_OUTPUT = "<session_resume"
 SUMMARY_HEAD = "Summary:\n"
@@ -233,6 +242,11 @@ def read(
     open_boundary = -1
     boundary_starts: list[int] = []
     sidechain_file = agent_id is not None
+    # The assistant's last text since the last prompt or tool call, of a record that does
+    # not say whether it ends the turn (older clients write no stop_reason): the turn's
+    # reply once the next prompt comes. Until then the offset stays before it (as before
+    # a tool_use waiting for its result), so a read cut there decides it next time.
+    reply: tuple[dict[str, Any], str, str, int] | None = None
     pos = start
     size = len(data)
     while pos < size:
@@ -293,13 +307,25 @@ def read(
                         tool_id = _s(block.get("id"))
                         if tool_id:
                             pending[tool_id] = (block, line_start, record)
+                        reply = None  # the text before a tool call does not end the turn
+                    elif isinstance(block, dict) and block.get("type") == "text":
+                        text = _s(block.get("text"))
+                        if text.strip() and not (sidechain_file or record.get("isSidechain")):
+                            reply = (record, text, at, line_start)
+                ends = message.get("stop_reason") if isinstance(message, dict) else None
+                if reply is not None and ends in TURN_ENDS:
+                    chunk.items.append(_reply_call(reply, path))  # the Stop hook's text
+                    reply = None
             continue
         # a user record: a prompt, or tool results
         if isinstance(content, str) or _only_text(content):
             if sidechain_file or record.get("isSidechain") or _client_turn(record):
                 continue
-            text = content if isinstance(content, str) else _text_of(content)
+            text = content if isinstance(content, str) else _text_of(content, IDE_NOTES)
             if text.strip() and OWN_OUTPUT not in text:
+                if reply is not None:
+                    chunk.items.append(_reply_call(reply, path))
+                    reply = None
                 chunk.items.append(
                     Call(_input(record, "UserPromptSubmit", {"prompt": text}, path), at)
                 )
@@ -324,6 +350,8 @@ def read(
     safe = pos
     if pending:
         safe = min(begin for _, begin, _ in pending.values())
+    if reply is not None:
+        safe = min(safe, reply[3])
     if open_boundary != -1:
         safe = min(safe, open_boundary)
     chunk.offset = safe
@@ -396,7 +424,8 @@ def _only_text(content: Any) -> bool:
     return "text" in types and "tool_result" not in types
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: Any, skip: tuple[str, ...] = ()) -> str:
+    """The text blocks of ``content`` joined, those that start with one of ``skip`` left out."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -404,7 +433,10 @@ def _text_of(content: Any) -> str:
     parts = [
         b["text"]
         for b in content
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        if isinstance(b, dict)
+        and b.get("type") == "text"
+        and isinstance(b.get("text"), str)
+        and not (skip and b["text"].lstrip().startswith(skip))
     ]
     return "\n".join(parts)
 
@@ -420,6 +452,13 @@ def _input(record: dict[str, Any], event: str, fields: dict[str, Any], path: str
     inp = payload.from_dict(raw, event)
     inp.tool_kind = claude_code.tool_kind(inp.tool_name)
     return inp
+
+
+def _reply_call(reply: tuple[dict[str, Any], str, str, int], path: str) -> Call:
+    """The Stop hook's input for a turn that ended with ``reply`` (record, text, time,
+    line start)."""
+    record, text, at, _start = reply
+    return Call(_input(record, "Stop", {"last_assistant_message": text}, path), at)
 
 
 def _tool_call(

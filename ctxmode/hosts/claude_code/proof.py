@@ -100,6 +100,13 @@ def sample_session(project: str) -> list[tuple[str, dict[str, object]]]:
             },
             tool_use_id="toolu_sample_5",
         ),
+        call(
+            "Stop",
+            stop_hook_active=False,
+            last_assistant_message="Added hello.py, fixed the greeting and committed it.",
+            background_tasks=[],
+            session_crons=[],
+        ),
         call("PreCompact", trigger="manual", custom_instructions=None),
         call("SessionStart", source="compact", model="claude-sonnet-4-5"),
         call("SessionEnd", reason="other"),
