@@ -39,7 +39,7 @@ from ctxmode.config_files import (
 from ctxmode.config_files import read_text as _read
 from ctxmode.config_files import unified_diff as _diff
 from ctxmode.config_files import write_keeping_mode as _write
-from ctxmode.hosts import copilot
+from ctxmode.hosts import copilot, settings_cli
 from ctxmode.settings import HookSpec, SettingsError
 
 SCOPES = ("user", "project")
@@ -290,25 +290,8 @@ def uninstall(
 
 
 def dry_run_main(argv: Sequence[str]) -> int:
-    """``install.sh --host copilot --dry-run``: the change this checkout would make, written
-    nowhere (run from the checkout by the system interpreter; no click). ``argv``: the
-    interpreter and package directory the environment would have, then the scope
-    arguments and ``--host copilot``."""
-    python, package_dir, *rest = argv
-    rest = [arg for arg in rest if arg not in ("--host", "copilot")]
-    scope, directory = "user", None
-    if rest and rest[0] == "--project" and len(rest) == 2:
-        scope, directory = "project", rest[1]
-    elif rest not in ([], ["--user"]):
-        print(f"ctxmode: error: unexpected arguments for Copilot CLI {rest}", file=sys.stderr)
-        return 2
-    try:
-        result = install(scope, directory, dry_run=True, python=python, package_dir=package_dir)
-    except CopilotConfigError as exc:
-        print(f"ctxmode: error: {exc}", file=sys.stderr)
-        return 1
-    sys.stdout.write(result.diff or "nothing to change\n")
-    return 0
+    """``install.sh --host copilot --dry-run`` (see :func:`ctxmode.hosts.settings_cli.dry_run_main`)."""
+    return settings_cli.dry_run_main(argv, "copilot", "Copilot CLI", install)
 
 
 # --------------------------------------------------------------------------- what the CLI says
@@ -327,43 +310,22 @@ def cli_install(
     if statusline:
         raise UsageError("--statusline is Claude Code's; Copilot CLI's is its own")
     result = install(scope, project_dir, dry_run=dry_run)
-    for note in result.notes:
-        report.note(f"note: {note}")
-    if dry_run:
-        report.write(result.diff or "nothing to change\n")
-        return
-    verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
-    line = (
-        f"ctxmode {ctxmode.__version__} {verb[result.action]} for Copilot CLI: {result.hooks} "
-        f"hooks in {display_path(result.path)}"
-    )
-    if result.action == "updated":
-        line += " (old entries replaced)"
-    if verify:
-        from ctxmode import proof
-        from ctxmode.hosts.copilot import proof as copilot_proof
+    from ctxmode.hosts.copilot import proof
 
-        outcome = copilot_proof.verify(result.path)
-        if not outcome.ok:
-            raise InstallError(
-                proof.failed(line, outcome, "Copilot CLI", "ctxmode uninstall --host copilot")
-            )
-        line += proof.verified(outcome, "a sample Copilot CLI session")
-    report.say(line)
+    settings_cli.say_installed(
+        report,
+        result,
+        option="copilot",
+        label="Copilot CLI",
+        proof=proof if verify else None,
+        sample="a sample Copilot CLI session",
+    )
 
 
 def cli_uninstall(
     report: Report, scope: str, project_dir: str | None, *, dry_run: bool = False
 ) -> None:
     """``ctxmode uninstall --host copilot``: uninstall, then say what was done (``report``)."""
-    result = uninstall(scope, project_dir, dry_run=dry_run)
-    if dry_run:
-        report.write(result.diff or "nothing to change: ctxmode is not installed for Copilot CLI\n")
-        return
-    where = display_path(result.path)
-    if result.action == "not installed":
-        report.say(f"ctxmode is not installed in {where}: nothing changed")
-    elif result.action == "deleted":
-        report.say(f"ctxmode hooks removed: {where} deleted (ctxmode had created it)")
-    else:
-        report.say(f"ctxmode hooks removed from {where}")
+    settings_cli.say_uninstalled(
+        report, uninstall(scope, project_dir, dry_run=dry_run), label="Copilot CLI"
+    )

@@ -47,7 +47,7 @@ from ctxmode.config_files import (
 from ctxmode.config_files import read_text as _read
 from ctxmode.config_files import unified_diff as _diff
 from ctxmode.config_files import write_keeping_mode as _write
-from ctxmode.hosts import qwen
+from ctxmode.hosts import qwen, settings_cli
 from ctxmode.hosts.claude_code import settings_permissions
 from ctxmode.settings import HookSpec, SettingsError
 
@@ -392,25 +392,8 @@ def _ours_alone(text: str) -> bool:
 
 
 def dry_run_main(argv: Sequence[str]) -> int:
-    """``install.sh --host qwen --dry-run``: the change this checkout would make, written
-    nowhere (run from the checkout by the system interpreter; no click). ``argv``: the
-    interpreter and package directory the environment would have, then the scope
-    arguments and ``--host qwen``."""
-    python, package_dir, *rest = argv
-    rest = [arg for arg in rest if arg not in ("--host", "qwen")]
-    scope, directory = "user", None
-    if rest and rest[0] == "--project" and len(rest) == 2:
-        scope, directory = "project", rest[1]
-    elif rest not in ([], ["--user"]):
-        print(f"ctxmode: error: unexpected arguments for Qwen {rest}", file=sys.stderr)
-        return 2
-    try:
-        result = install(scope, directory, dry_run=True, python=python, package_dir=package_dir)
-    except QwenConfigError as exc:
-        print(f"ctxmode: error: {exc}", file=sys.stderr)
-        return 1
-    sys.stdout.write(result.diff or "nothing to change\n")
-    return 0
+    """``install.sh --host qwen --dry-run`` (see :func:`ctxmode.hosts.settings_cli.dry_run_main`)."""
+    return settings_cli.dry_run_main(argv, "qwen", "Qwen", install)
 
 
 # --------------------------------------------------------------------------- what the CLI says
@@ -429,45 +412,24 @@ def cli_install(
     if statusline:
         raise UsageError("--statusline is Claude Code's; Qwen Code's is its own")
     result = install(scope, project_dir, dry_run=dry_run)
-    for note in result.notes:
-        report.note(f"note: {note}")
-    if dry_run:
-        report.write(result.diff or "nothing to change\n")
-        return
-    verb = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
-    line = (
-        f"ctxmode {ctxmode.__version__} {verb[result.action]} for Qwen Code: {result.hooks} "
-        f"hooks in {display_path(result.path)}"
-    )
-    if result.action == "updated":
-        line += " (old entries replaced)"
-    if result.rules:
-        line += "; the snapshot's lookups are allowed (permissions.allow)"
-    if verify:
-        from ctxmode import proof
-        from ctxmode.hosts.qwen import proof as qwen_proof
+    also = "; the snapshot's lookups are allowed (permissions.allow)" if result.rules else ""
+    from ctxmode.hosts.qwen import proof
 
-        outcome = qwen_proof.verify(result.path)
-        if not outcome.ok:
-            raise InstallError(
-                proof.failed(line, outcome, "Qwen Code", "ctxmode uninstall --host qwen")
-            )
-        line += proof.verified(outcome, "a sample Qwen session")
-    report.say(line)
+    settings_cli.say_installed(
+        report,
+        result,
+        option="qwen",
+        label="Qwen Code",
+        proof=proof if verify else None,
+        sample="a sample Qwen session",
+        also=also,
+    )
 
 
 def cli_uninstall(
     report: Report, scope: str, project_dir: str | None, *, dry_run: bool = False
 ) -> None:
     """``ctxmode uninstall --host qwen``: uninstall, then say what was done (``report``)."""
-    result = uninstall(scope, project_dir, dry_run=dry_run)
-    if dry_run:
-        report.write(result.diff or "nothing to change: ctxmode is not installed for Qwen Code\n")
-        return
-    where = display_path(result.path)
-    if result.action == "not installed":
-        report.say(f"ctxmode is not installed in {where}: nothing changed")
-    elif result.action == "deleted":
-        report.say(f"ctxmode hooks removed: {where} deleted (ctxmode had created it)")
-    else:
-        report.say(f"ctxmode hooks removed from {where}")
+    settings_cli.say_uninstalled(
+        report, uninstall(scope, project_dir, dry_run=dry_run), label="Qwen Code"
+    )
