@@ -173,7 +173,10 @@ def test_gemini_history_is_imported_as_the_hooks_would_have_recorded_it(
     assert no_sessions(e2e.ctx.ctxmode, world.env(), proj), "the hooks were meant off"
 
     summary = run_import(e2e.ctx.ctxmode, world.env(), proj, "gemini")
-    assert summary["files"] == 1 and summary["compactions"] == 1, summary
+    # A resumed run that starts in a later minute than the first also writes a stub chat
+    # file of its own (session-<that minute>-<id>.jsonl: a header and the session context);
+    # its turns go on in the first file. Both are the session's: one or two files.
+    assert summary["files"] in (1, 2) and summary["compactions"] == 1, summary
     assert (summary["skipped"], summary["truncated"], summary["replayed"]) == (0, 0, 1), summary
     (session,) = dump(e2e.ctx.ctxmode, world.env(), proj)["sessions"]
     assert session["session_id"] == first.session_id
