@@ -13,8 +13,9 @@ first, one JSON line each (``{"session", "directory", "id", "role", "at", "summa
 canonical JSON), and :func:`stat` gives that text's size and the session's last update.
 A session only grows at its end, so the offset read so far stays valid; a message changed
 after it was read (a reverted session) changes the head hash and the file is read again
-(the store skips what it holds). The database is opened read-only (``mode=ro``: SQLite's
-shared reader locks only; never written, never left locked), one short query per session.
+(the store skips what it holds). The database is opened read-only (``mode=ro``: the file
+and its WAL are never written, checkpointed or left locked; SQLite's ``-shm`` index marks the
+reader as for any reader), one short query at a time.
 
 :func:`read` turns the lines into :class:`Call` items holding the neutral input the plugin's
 hooks would have received — a tool part ``completed`` → ``tool.execute.after``, ``error`` →
