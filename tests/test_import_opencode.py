@@ -187,3 +187,21 @@ def test_doctor_counts_a_session_not_imported_yet(project: Path) -> None:
     assert result["events_added"] == 1
     prompts = [e for e in sessions(project)[SESSION]["events"] if e["type"] == "user_prompt"]
     assert prompts[-1]["data"]["text"] == "one more thing" and len(prompts) == 3
+
+
+def test_a_byte_that_is_no_utf8_spoils_a_character_not_the_session(project: Path) -> None:
+    db = database(project)
+    conn = sqlite3.connect(db)
+    conn.text_factory = bytes
+    ((pid, data),) = conn.execute(
+        "SELECT id, data FROM part WHERE data LIKE '%please fix the ledger%'"
+    ).fetchall()
+    bad = data.replace(b"ledger module", b"ledger \xff module")
+    conn.execute("UPDATE part SET data = CAST(? AS TEXT) WHERE id = ?", (bad, pid.decode()))
+    conn.commit()
+    conn.close()
+    cli("import", "--project", str(project))
+    ledger = sessions(project)[SESSION]
+    prompts = [e["data"]["text"] for e in ledger["events"] if e["type"] == "user_prompt"]
+    assert prompts[0] == '"please fix the ledger \ufffd module"'
+    assert types(ledger).count("git_commit") == 1

@@ -85,6 +85,8 @@ def _connect(db: str) -> Any:
 
     conn = sqlite3.connect(f"file:{quote(db)}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
     conn.execute("PRAGMA query_only = 1")
+    # A byte that is no UTF-8 (a tool's raw output) spoils one character, not the session.
+    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
     return conn
 
 
