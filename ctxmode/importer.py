@@ -254,7 +254,12 @@ def find(
     else:
         found = []
         for name, reader in readers(clients).items():
+            # A reader with its own stat (a session of a database) pays for a file's size:
+            # the sessions of other projects are passed over by their cwd first.
+            costly = store is not None and hasattr(reader, "stat")
             for path in reader.files(reader.folder(env)):
+                if costly and locate(reader.head_cwd(path)[0] or "", env)[1] != store:
+                    continue
                 if since is not None and _mtime(reader, path) < since:
                     continue
                 try:

@@ -205,3 +205,28 @@ def test_a_byte_that_is_no_utf8_spoils_a_character_not_the_session(project: Path
     prompts = [e["data"]["text"] for e in ledger["events"] if e["type"] == "user_prompt"]
     assert prompts[0] == '"please fix the ledger \ufffd module"'
     assert types(ledger).count("git_commit") == 1
+
+
+def test_each_project_imports_its_own_sessions_of_the_one_database(
+    project: Path, tmp_path: Path
+) -> None:
+    db = database(project)
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    for table, ids in (
+        ("session", "id = 'ses_other', directory = :dir"),
+        ("message", "id = 'o' || id, session_id = 'ses_other'"),
+        ("part", "id = 'o' || id, message_id = 'o' || message_id, session_id = 'ses_other'"),
+    ):
+        conn.execute(f"CREATE TEMP TABLE copy AS SELECT * FROM {table}")
+        conn.execute(f"UPDATE copy SET {ids}", {"dir": str(other)})
+        conn.execute(f"INSERT INTO {table} SELECT * FROM copy")
+        conn.execute("DROP TABLE copy")
+    conn.commit()
+    conn.close()
+    mine = json.loads(cli("import", "--project", str(project), "--json").output)
+    assert mine["files"] == 1 and list(sessions(project)) == [SESSION]
+    theirs = json.loads(cli("import", "--project", str(other), "--json").output)
+    assert theirs["files"] == 1 and list(sessions(other)) == ["ses_other"]
+    assert types(sessions(other)["ses_other"]) == types(sessions(project)[SESSION])
