@@ -230,3 +230,12 @@ def test_each_project_imports_its_own_sessions_of_the_one_database(
     theirs = json.loads(cli("import", "--project", str(other), "--json").output)
     assert theirs["files"] == 1 and list(sessions(other)) == ["ses_other"]
     assert types(sessions(other)["ses_other"]) == types(sessions(project)[SESSION])
+
+
+def test_a_session_named_on_the_command_line_is_imported(project: Path) -> None:
+    db = database(project)
+    result = cli("import", "--json", f"{db}#{SESSION}")
+    assert json.loads(result.output)["files"] == 1
+    assert types(sessions(project)[SESSION]).count("git_commit") == 1
+    missing = cli("import", f"{db}#ses_nosuch")
+    assert missing.exit_code != 0 and "no such OpenCode session" in missing.output

@@ -31,6 +31,7 @@ Not on the hook path (only ``ctxmode import`` and ``doctor`` load it).
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 
@@ -208,7 +209,7 @@ def stat(path: str) -> tuple[int, int]:
     db, sid = split(path)
     rows = _query(db, "SELECT time_updated FROM session WHERE id = ?", (sid,)) if db else []
     if not rows:
-        raise FileNotFoundError(path)
+        raise FileNotFoundError(errno.ENOENT, "no such OpenCode session", path)
     updated = rows[0][0] if isinstance(rows[0][0], int) else 0
     return len(export(db, sid)), updated * 1_000_000
 
@@ -217,7 +218,7 @@ def open_bytes(path: str) -> io.BytesIO:
     """The virtual file's bytes (OSError when the session is not there)."""
     db, sid = split(path)
     if not db or not head_cwd(path)[1]:
-        raise FileNotFoundError(path)
+        raise FileNotFoundError(errno.ENOENT, "no such OpenCode session", path)
     return io.BytesIO(export(db, sid))
 
 
