@@ -144,6 +144,24 @@ def test_the_reader_leaves_a_running_tool_and_an_unwritten_summary_for_later() -
     assert boundary.summary and whole.offset == len(data) and whole.boundaries == 1
 
 
+def test_a_tool_or_a_summary_that_never_ended_does_not_hold_the_session_back() -> None:
+    """OpenCode stopped mid-tool or mid-summary, and the session went on: the tool has no
+    end (no hook fired), the compaction no summary; what follows is read."""
+    db = str(FIXTURES / "history" / history.DB_NAME)
+    lines = history.export(db, SESSION).splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b"call_000003" in line)
+    lines[at] = lines[at].replace(b'"status":"completed"', b'"status":"running"')
+    summary = next(i for i, line in enumerate(lines) if b'"summary":true' in line)
+    del lines[summary]
+    data = b"".join(lines)
+    chunk = history.read(data)
+    assert chunk.offset == len(data)
+    ids = [i.inp.tool_use_id for i in chunk.items if isinstance(i, Call)]
+    assert "call_000003" not in ids and "call_000005" in ids and "call_000025" in ids
+    (boundary,) = [item for item in chunk.items if isinstance(item, Boundary)]
+    assert boundary.summary is None and chunk.boundaries == 1
+
+
 def test_a_missing_or_foreign_database_has_no_sessions(tmp_path: Path) -> None:
     assert history.files(str(tmp_path)) == []
     (tmp_path / history.DB_NAME).write_bytes(b"not a database")

@@ -23,8 +23,9 @@ hooks would have received — a tool part ``completed`` → ``tool.execute.after
 ``hosts.opencode.neutral``, and :class:`Boundary` items: a user message with a
 ``compaction`` part, its summary the text of the ``summary`` assistant message after it.
 A call's id is OpenCode's ``callID``, which the hooks record too: what they captured is not
-imported twice. A message whose tool is still running, or a compaction whose summary is not
-written yet, stops the offset (read again next time).
+imported twice. A tool still running, or a compaction whose summary is not written yet, in the
+session's last message stops the offset (read again next time); once a later message
+follows, the tool never ended (no hook fired) and the compaction has no summary.
 
 Not on the hook path (only ``ctxmode import`` and ``doctor`` load it).
 """
@@ -334,6 +335,9 @@ def read(
             chunk.first_at = chunk.first_at or at
             chunk.last_at = max(chunk.last_at, at)
         role = record.get("role")
+        last = data.find(b"\n", pos) == -1  # no whole message after this one (yet)
+        if open_boundary is not None and not (role == "assistant" and record.get("summary")):
+            open_boundary = None  # the session went on without a summary: there is none
         if role == "user":
             compaction = next((p for p in parts if p.get("type") == "compaction"), None)
             if compaction is not None:
@@ -363,7 +367,7 @@ def read(
             continue
         if role == "assistant" and record.get("summary") and open_boundary is not None:
             summary = "\n".join(_s(p.get("text")) for p in parts if p.get("type") == "text")
-            if not any(p.get("type") == "step-finish" for p in parts):
+            if last and not any(p.get("type") == "step-finish" for p in parts):
                 stop = line_start  # still being written
                 break
             open_boundary[0].summary = compact_summary(summary) or None
@@ -376,8 +380,10 @@ def read(
                 continue
             status = _s(_d(part.get("state")).get("status"))
             if status not in ("completed", "error"):
-                stop = line_start  # a tool still running: read this message again later
-                break
+                if last:
+                    stop = line_start  # a tool still running: read this message again later
+                    break
+                continue  # a later message came: it never ran to an end, no hook fired
             inp = _tool(record, part, path, len(line))
             if inp is not None:
                 calls.append(Call(inp, at))
