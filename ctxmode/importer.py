@@ -126,6 +126,24 @@ def reader_for(path: str) -> tuple[str, ModuleType]:
     return default, found[default]
 
 
+def stat(reader: ModuleType, path: str) -> tuple[int, int]:
+    """``(size, mtime_ns)`` of a history file: the reader's own ``stat`` when it has one
+    (a client whose history is a database hands each session as a virtual file: OpenCode),
+    else the file system's."""
+    own = getattr(reader, "stat", None)
+    if own is not None:
+        return own(path)  # type: ignore[no-any-return]
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
+def open_file(reader: ModuleType, path: str) -> BinaryIO:
+    """A history file's bytes: the reader's own ``open_bytes`` when it has one, else the
+    file."""
+    own = getattr(reader, "open_bytes", None)
+    return own(path) if own is not None else open(path, "rb")
+
+
 class Transcript:
     """A history file to import: where, how big, whose (the host and its reader), and
     which project and session."""
@@ -147,10 +165,8 @@ class Transcript:
         self, path: str, env: Mapping[str, str], host: tuple[str, ModuleType] | None = None
     ) -> None:
         self.path = os.path.abspath(path)
-        st = os.stat(self.path)
-        self.size = st.st_size
-        self.mtime_ns = st.st_mtime_ns
         self.host, self.reader = host or reader_for(self.path)
+        self.size, self.mtime_ns = stat(self.reader, self.path)
         self.cwd, _ = self.reader.head_cwd(self.path)
         self.project, self.store = locate(self.cwd, env) if self.cwd else ("", "")
         self.agent_id, self.agent_type = self.reader.subagent_of(self.path)
@@ -238,8 +254,13 @@ def find(
     else:
         found = []
         for name, reader in readers(clients).items():
+            # A reader with its own stat (a session of a database) pays for a file's size:
+            # the sessions of other projects are passed over by their cwd first.
+            costly = store is not None and hasattr(reader, "stat")
             for path in reader.files(reader.folder(env)):
-                if since is not None and _mtime(path) < since:
+                if costly and locate(reader.head_cwd(path)[0] or "", env)[1] != store:
+                    continue
+                if since is not None and _mtime(reader, path) < since:
                     continue
                 try:
                     item = Transcript(path, env, (name, reader))
@@ -252,9 +273,9 @@ def find(
     return found
 
 
-def _mtime(path: str) -> float:
+def _mtime(reader: ModuleType, path: str) -> float:
     try:
-        return os.stat(path).st_mtime
+        return stat(reader, path)[1] / 1e9
     except OSError:
         return 0.0
 
@@ -438,8 +459,9 @@ def import_file(
     if before is not None and before.offset == item.size and before.mtime_ns == item.mtime_ns:
         totals.unchanged += 1
         return 0
-    with open(item.path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+    with open_file(item.reader, item.path) as fh:
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(0)
         head = fh.read(HEAD_BYTES)
         start = 0
         if before is not None:

@@ -19,7 +19,9 @@ Runs (``opencode run --format json``, in a git repository):
 Written: the first payload of each kind, ``<hook>[.<tool>[.<what>]].json`` as
 ``{"event", "client", "payload"}`` (``event``: the shim's neutral event); ``stream.jsonl``, every
 call in order (``{"run", "shim", "payload"}``); ``tools.run.json``, the tools the agent's
-requests offered. The temp project becomes ``/home/dev/project``, the temp HOME ``/home/dev``.
+requests offered; ``history/opencode.db``, OpenCode's database of both runs (for
+``ctxmode import``: tests/test_import_opencode.py). The temp project becomes
+``/home/dev/project``, the temp HOME ``/home/dev`` (in the database too).
 
 Usage: scripts/record_opencode_fixtures.py [OUT_DIR]  (default tests/fixtures/opencode-<version>/)
 """
@@ -173,6 +175,35 @@ def fixture_name(payload: dict[str, Any]) -> str:
     return hook
 
 
+def save_db(db: Path, out: Path, home: Path, project: Path) -> None:
+    """OpenCode's database (every session of both runs) → ``out/history/opencode.db``, a
+    consistent copy (the backup API reads through its WAL) with the temp paths rewritten in
+    every text column, vacuumed so no old page keeps them."""
+    import sqlite3
+
+    target = out / "history" / "opencode.db"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    copy = sqlite3.connect(target)
+    source.backup(copy)
+    source.close()
+    tables = [r[0] for r in copy.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    for table in tables:
+        if table.startswith("sqlite_"):
+            continue
+        for column in copy.execute(f'PRAGMA table_info("{table}")').fetchall():
+            name = column[1]
+            copy.execute(
+                f'UPDATE "{table}" SET "{name}" = replace(replace("{name}", ?, ?), ?, ?)'
+                f" WHERE typeof(\"{name}\") = 'text'",
+                (str(project), "/home/dev/project", str(home), "/home/dev"),
+            )
+    copy.commit()
+    copy.execute("PRAGMA journal_mode=DELETE")
+    copy.execute("VACUUM")
+    copy.close()
+
+
 def main(argv: list[str]) -> int:
     install = oc.ensure_opencode()
     out = (
@@ -232,6 +263,7 @@ def main(argv: list[str]) -> int:
                 (out / f"{kind}.json").write_text(json.dumps(record, indent=1) + "\n")
         (out / "stream.jsonl").write_text("".join(json.dumps(s) + "\n" for s in stream))
         (out / "tools.run.json").write_text(json.dumps(sorted(offered), indent=1) + "\n")
+        save_db(home / ".local" / "share" / "opencode" / "opencode.db", out, home, project)
         print(f"{len(stream)} calls, {len(seen)} fixtures, {len(offered)} tools → {out}")
     return 0
 

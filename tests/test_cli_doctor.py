@@ -177,7 +177,7 @@ def test_healthy_install_is_all_ok(
         "Transcripts not imported\n"
         "  ok    transcripts   no transcripts of this project in ~/.claude/projects, "
         "<codex-home>/sessions, <gemini-home>/.gemini/tmp, <copilot-home>/session-state, "
-        "~/.qwen/projects\n"
+        "~/.qwen/projects, ~/.local/share/opencode\n"
         "\n"
         "13 ok, 0 warnings, 0 failures - ctxmode is working\n"
     )

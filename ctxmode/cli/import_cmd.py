@@ -87,7 +87,7 @@ def summary_line(totals: importer.Totals) -> str:
 )
 @click.option("--dry-run", is_flag=True, help="Count what would be added; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as a JSON object.")
-@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 def import_cmd(
     project: str | None,
     all_projects: bool,
@@ -102,7 +102,8 @@ def import_cmd(
     Reads each client's history of this project (--project DIR, --all: every project;
     --client: one client's only): Claude Code's JSONL transcripts under ~/.claude/projects
     (or $CLAUDE_CONFIG_DIR/projects), Codex's rollouts under ~/.codex/sessions (or
-    $CODEX_HOME/sessions), Gemini CLI's chats under ~/.gemini/tmp, or the FILEs given, and
+    $CODEX_HOME/sessions), Gemini CLI's chats under ~/.gemini/tmp, OpenCode's database
+    (a session by name: DB#SESSION_ID), or the FILEs given, and
     records their tool calls, prompts, compactions and subagents as the hooks would have:
     the same extractors, the same masking, the transcript's session ids and times. Run it
     again at will: what was imported or captured by the hooks is not stored twice, and a
@@ -112,6 +113,10 @@ def import_cmd(
         raise click.UsageError("give FILEs, or --project/--all, not both")
     if project and all_projects:
         raise click.UsageError("give --project DIR or --all, not both")
+    for name in files:
+        # A file, or a client's virtual one (a session of OpenCode's database: <db>#<id>).
+        if not os.path.isfile(name) and not importer.reader_for(name)[1].claims(name):
+            raise click.BadParameter(f"File {name!r} does not exist.", param_hint="'[FILES]...'")
     env = os.environ
     target = None
     if not files and not all_projects:

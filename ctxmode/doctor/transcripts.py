@@ -15,6 +15,10 @@ import os
 from ctxmode.doctor.core import OK, WARN, Check, Context
 from ctxmode.wording import plural
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+
 
 def check_transcripts(ctx: Context) -> list[Check]:
     from ctxmode import importer
@@ -27,12 +31,14 @@ def check_transcripts(ctx: Context) -> list[Check]:
         for path in reader.project_files(folder, ctx.project_dir):
             cwd, session_id = reader.head_cwd(path)
             if cwd and importer.locate(cwd, ctx.env)[1] == ctx.store_path:
-                mine.append((path, session_id))
+                mine.append((path, session_id, reader))
     if not mine:
         shown = ", ".join(folders)
         return [Check("import", "transcripts", OK, f"no transcripts of this project in {shown}")]
     done, known = _read_store(ctx.store_path)
-    behind = [(p, sid) for p, sid in mine if done.get(os.path.abspath(p), -1) < _size(p)]
+    behind = [
+        (p, sid) for p, sid, reader in mine if done.get(os.path.abspath(p), -1) < _size(reader, p)
+    ]
     unknown = [sid for _, sid in behind if sid and sid not in known]
     if not behind:
         return [
@@ -64,9 +70,12 @@ def _home_short(path: str, home: str) -> str:
     return path
 
 
-def _size(path: str) -> int:
+def _size(reader: ModuleType, path: str) -> int:
+    """The history file's size (the reader's own ``stat`` for a virtual one: OpenCode)."""
+    from ctxmode import importer
+
     try:
-        return os.stat(path).st_size
+        return importer.stat(reader, path)[0]
     except OSError:
         return 0
 

@@ -195,7 +195,12 @@ class Bench(Protocol):
 @runtime_checkable
 class History(Protocol):
     """``hosts/<name>/history.py`` (optional): the client's own history of its sessions,
-    read for ``ctxmode import`` as the hooks would have seen it."""
+    read for ``ctxmode import`` as the hooks would have seen it.
+
+    A client whose history is no file per session (OpenCode's one SQLite database) names
+    each session as a virtual file and adds ``stat(path) -> (size, mtime_ns)`` and
+    ``open_bytes(path) -> BinaryIO`` (its bytes); the importer uses them when present
+    (``importer.stat`` / ``importer.open_file``)."""
 
     CLIENT: str  # the host's NAME: the client of the sessions imported
     BOUNDARY_MARK: bytes  # bytes that mark one compaction record in a file

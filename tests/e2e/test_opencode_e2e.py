@@ -288,3 +288,69 @@ def test_opencode_and_claude_code_share_the_repository_memory(world: OpencodeWor
     clients = sorted(str(s.get("client") or "claude_code") for s in _sessions(world.dump(proj)))
     assert clients == ["claude_code", "claude_code", "opencode"], clients
     assert world.log_errors() == []
+
+
+def test_opencode_history_is_imported_as_the_hooks_would_have_recorded_it(
+    world: OpencodeWorld,
+) -> None:
+    """With the hooks off (``CTXMODE_DISABLE=1``: the plugin is loaded, ctxmode does
+    nothing), a session that writes, fails a command, commits and is compacted leaves the
+    store empty; ``ctxmode import --client opencode`` then reads it back from OpenCode's own
+    database, read-only, and a second import adds nothing."""
+    proj = world.e2e.project("history")
+    steps = iter(
+        [
+            chat_mock.call("write", filePath=str(proj / FILE), content=CODE),
+            chat_mock.call("bash", command=FAILING, description="run the tests"),
+            Reply(
+                calls=[Call("bash", {"command": f"git add {FILE} && git commit -qm 'Reconcile'"})],
+                prompt_tokens=opencode_cli.COMPACT_TOKENS,
+            ),
+        ]
+    )
+
+    def script(req: Request) -> Reply:
+        if is_summary(req):
+            return say(SUMMARY)
+        if not is_agent(req):
+            return say("Ledger fix")
+        step = next(steps, None)
+        return step if step is not None else say("Next: write tests/test_reconcile.py.")
+
+    world.serve(script, "opencode-history.jsonl")
+    env = dict(world.env(), CTXMODE_DISABLE="1")
+    run = opencode_cli.run_opencode(
+        world.opencode, "please fix the ledger module", cwd=proj, env=env
+    )
+    assert run.returncode == 0, run.describe()
+    nothing = subprocess.run(
+        [str(world.e2e.ctx.ctxmode), "dump", "--json", "--project", str(proj)],
+        env=world.env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert nothing.returncode != 0 or not json.loads(nothing.stdout)["sessions"], nothing.stdout
+    share = world.home / ".local" / "share" / "opencode"
+    # The database and its WAL stay as OpenCode left them (the -shm is SQLite's shared
+    # index of readers, which any reader marks).
+    files = ("opencode.db", "opencode.db-wal")
+    before = {n: (share / n).read_bytes() for n in files if (share / n).exists()}
+    first = json.loads(
+        world.ctxmode("import", "--json", "--project", str(proj), "--client", "opencode").stdout
+    )
+    assert (first["files"], first["compactions"], first["replayed"]) == (1, 1, 1), first
+    assert {n: (share / n).read_bytes() for n in files if (share / n).exists()} == before
+    (session,) = _sessions(world.dump(proj))
+    assert session.get("session_id") == run.session_id and session.get("client") == "opencode"
+    events = _events(world.dump(proj))
+    assert [_data(e)["path"] for e in events if e.get("type") == "file_write"] == [FILE]
+    errors = [_data(e) for e in events if e.get("type") == "tool_error"]
+    assert [(e["key"], str(e["error"])[:11]) for e in errors] == [(FAILING, "Exit code 2")]
+    assert [_data(e)["message"] for e in events if e.get("type") == "git_commit"] == ["Reconcile"]
+    prompts = [_data(e)["text"] for e in events if e.get("type") == "user_prompt"]
+    assert prompts and "please fix the ledger module" in str(prompts[0]), prompts
+    compactions = session.get("compactions")
+    assert isinstance(compactions, list) and len(compactions) == 1, compactions
+    assert compactions[0]["summary"] == SUMMARY and compactions[0]["origin"] == "import"
+    again = json.loads(
+        world.ctxmode("import", "--json", "--project", str(proj), "--client", "opencode").stdout
+    )
+    assert again["events_added"] == 0, again
