@@ -17,6 +17,18 @@ from ctxmode.config_files import InstallError, Report, display_path
 VERBS = {"installed": "installed", "updated": "updated", "unchanged": "already installed"}
 
 
+def parse_or_raise(text: str, path: str) -> None:
+    """Refuse a settings file that is no JSON object (an empty one is an empty object)."""
+    from ctxmode import settings
+
+    try:
+        value = settings.parse(text, path) if text.strip() else {}
+    except settings.SettingsError as exc:
+        raise InstallError(str(exc)) from None  # it names the file
+    if not isinstance(value, dict):
+        raise InstallError(f"{path}: the top level is not a JSON object; left untouched")
+
+
 def dry_run_main(argv: Sequence[str], option: str, label: str, install: Callable[..., Any]) -> int:
     """``install.sh --host OPTION --dry-run``: the change this checkout would make, written
     nowhere (run from the checkout by the system interpreter; no click). ``argv``: the

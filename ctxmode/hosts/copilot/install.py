@@ -182,15 +182,6 @@ def project_notes(path: str, project_dir: str, env: Mapping[str, str] | None = N
 # --------------------------------------------------------------------------- files
 
 
-def _parse_or_raise(text: str, path: str) -> None:
-    try:
-        value = settings.parse(text, path) if text.strip() else {}
-    except SettingsError as exc:
-        raise CopilotConfigError(str(exc)) from None  # it names the file
-    if not isinstance(value, dict):
-        raise CopilotConfigError(f"{path}: the top level is not a JSON object; left untouched")
-
-
 def _holds_nothing(text: str | None) -> bool:
     """Whether a hooks file holds nothing but an empty ``hooks`` (and the repository
     file's ``version``, which ctxmode wrote with it)."""
@@ -218,7 +209,7 @@ def install(
     path = settings_path(scope, project_dir, env)
     target = os.path.realpath(path)
     old = _read(target)
-    _parse_or_raise(old or "", path)
+    settings_cli.parse_or_raise(old or "", path)
     # ctxmode's own repository file starts as Copilot's format wants it: {"version": 1}.
     base = old if old is not None or scope != "project" else PROJECT_SEED
     try:
@@ -262,7 +253,7 @@ def uninstall(
     old = _read(target)
     if old is None or not settings.registrations(old):
         return CopilotResult(scope, path, "not installed", False, dry_run, "", 0)
-    _parse_or_raise(old, path)
+    settings_cli.parse_or_raise(old, path)
     ledger = Ledger.load(env)
     backup = ledger.backup_text(target)
     new: str | None

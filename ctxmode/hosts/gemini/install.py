@@ -180,15 +180,6 @@ def project_notes(path: str, project_dir: str, env: Mapping[str, str] | None = N
 # --------------------------------------------------------------------------- files
 
 
-def _parse_or_raise(text: str, path: str) -> None:
-    try:
-        value = settings.parse(text, path) if text.strip() else {}
-    except SettingsError as exc:
-        raise GeminiConfigError(str(exc)) from None  # it names the file
-    if not isinstance(value, dict):
-        raise GeminiConfigError(f"{path}: the top level is not a JSON object; left untouched")
-
-
 def _holds_nothing(text: str | None) -> bool:
     if text is None:
         return True
@@ -214,7 +205,7 @@ def install(
     path = settings_path(scope, project_dir, env)
     target = os.path.realpath(path)
     old = _read(target)
-    _parse_or_raise(old or "", path)
+    settings_cli.parse_or_raise(old or "", path)
     try:
         new = settings.merge(old or "", hook_specs(python, package_dir))
     except SettingsError as exc:
@@ -261,7 +252,7 @@ def uninstall(
     old = _read(target)
     if old is None or not settings.registrations(old):
         return GeminiResult(scope, path, "not installed", False, dry_run, "", 0)
-    _parse_or_raise(old, path)
+    settings_cli.parse_or_raise(old, path)
     ledger = Ledger.load(env)
     beside = [target + BACKUP_SUFFIX]
     legacy = legacy_backup(beside)
