@@ -74,11 +74,9 @@ def locate(cwd: str, env: Mapping[str, str]) -> tuple[str, str]:
     system keys it (:func:`foreign_cwd`), never to the folder the import runs in. A cwd
     that is not absolute at all is no project: ``("", "")``.
     """
-    foreign = foreign_cwd(cwd)
-    if foreign is not None:
-        key = paths.canonical(foreign, "win32")
-        name = paths.STORE_PREFIX + sha256_hex(key)[:16]
-        return key, os.path.join(paths.data_root(env), "sessions", name + ".db")
+    if foreign_cwd(cwd) is not None:
+        key = paths.foreign_key(cwd)
+        return key, paths.store_file(paths.data_root(env), key)
     if not os.path.isabs(cwd):
         return "", ""
     project = paths.project_dir(cwd, {})
@@ -86,14 +84,9 @@ def locate(cwd: str, env: Mapping[str, str]) -> tuple[str, str]:
 
 
 def foreign_cwd(cwd: str) -> str | None:
-    """``cwd`` when it is a Windows path read on another system (``C:\\…``, ``C:/…``,
-    ``\\\\server\\share``), else None."""
-    if os.sep == "\\":
-        return None
-    drive = len(cwd) >= 3 and cwd[0].isascii() and cwd[0].isalpha() and cwd[1] == ":"
-    if (drive and cwd[2] in "\\/") or cwd.startswith("\\\\"):
-        return cwd
-    return None
+    """``cwd`` when it is a Windows path read on another system, else None
+    (:func:`ctxmode.paths.foreign_path`)."""
+    return paths.foreign_path(cwd)
 
 
 def worktree_of(cwd: str) -> str:

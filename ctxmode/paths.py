@@ -322,8 +322,27 @@ def repo_store_name(project: str, platform: str = sys.platform) -> str:
 
 
 def store_file(root: str, project: str) -> str:
-    """``<root>/sessions/repo-<hash>.db``: the store of the repository key ``project``."""
-    return os.path.join(root, "sessions", repo_store_name(project) + ".db")
+    """``<root>/sessions/repo-<hash>.db``: the store of the repository key ``project``
+    (a Windows path read on another system is keyed as ctxmode on Windows keys it)."""
+    platform = "win32" if foreign_path(project) is not None else sys.platform
+    return os.path.join(root, "sessions", repo_store_name(project, platform) + ".db")
+
+
+def foreign_path(path: str) -> str | None:
+    """``path`` when it is a Windows path read on another system (``C:\\…``, ``C:/…``,
+    ``\\\\server\\share``), else None: a transcript copied from Windows names no folder
+    here, and taken as a relative path it would land in whatever folder reads it."""
+    if os.sep == "\\":
+        return None
+    drive = len(path) >= 3 and path[0].isascii() and path[0].isalpha() and path[1] == ":"
+    if (drive and path[2] in "\\/") or path.startswith("\\\\"):
+        return path
+    return None
+
+
+def foreign_key(path: str) -> str:
+    """The repository key of a :func:`foreign_path`: as ctxmode on Windows keys it."""
+    return canonical(path, "win32")
 
 
 def recorded_above(folder: str, root: str) -> str | None:

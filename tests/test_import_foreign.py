@@ -49,6 +49,28 @@ def test_a_windows_transcript_gets_a_store_of_its_own(
     assert again["events_added"] == 0 and again["unchanged"] == 1
 
 
+@pytest.mark.skipif(os.sep == "\\", reason="a Windows path is no foreign path on Windows")
+@pytest.mark.parametrize("named", [WINDOWS_CWD, "c:/users/X/proj/"])
+def test_the_cli_reads_a_windows_transcripts_store_by_its_path(
+    tmp_path: Path, project: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    """``--project C:\\…`` names the store the import gave that path, not a folder of that
+    name under the working directory (where nothing was ever recorded)."""
+    claude = copy_transcripts(tmp_path)
+    plain = session_file(claude, "plain")
+    plain.write_text(plain.read_text().replace('"/home/dev/proj"', json.dumps(WINDOWS_CWD)))
+    monkeypatch.chdir(project)
+    assert (
+        cli("import", "--json", str(plain), env={"CLAUDE_CONFIG_DIR": str(claude)}).exit_code == 0
+    )
+    sessions = cli("sessions", "--json", "--project", named)
+    assert sessions.exit_code == 0, sessions.output
+    assert session_ids()["plain"] in sessions.output
+    found = cli("search", "--project", named, "--json", "--session", session_ids()["plain"])
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.output), found.output
+
+
 def test_a_cwd_that_is_no_absolute_path_is_no_project(tmp_path: Path, data_root: Path) -> None:
     claude = copy_transcripts(tmp_path)
     plain = session_file(claude, "plain")

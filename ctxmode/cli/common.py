@@ -38,6 +38,10 @@ def resolve_identity(project: str | None, *, above: bool = True) -> paths.Identi
     session under the folder its client started in. A note on stderr says so.
     ``above=False``: the folder itself (deleting a whole store names it exactly).
     """
+    if project and paths.foreign_path(project) is not None:
+        # A Windows cwd of an imported transcript, read here: its store is keyed by that
+        # path (ctxmode.importer.locate), never by a folder of the same name under the cwd.
+        return paths.Identity(paths.foreign_key(project))
     identity = paths.identify_dir(project) if project else paths.identify(os.getcwd(), os.environ)
     if identity.worktree is not None or not above:
         return identity
