@@ -52,7 +52,13 @@ FIXTURE_CASES = [
         [
             (
                 "web_fetch",
-                {"url": "http://127.0.0.1:38089/page", "prompt": "What changed in this release?"},
+                {
+                    "url": "http://127.0.0.1:38089/page",
+                    "prompt": "What changed in this release?",
+                    # What the fetch answered: its excerpt, masked.
+                    "excerpt": "Release 1.4: invoice totals round half-up; CSV quoting fixed; "
+                    "--dry-run added.",
+                },
             )
         ],
     ),

@@ -8,21 +8,52 @@ from typing import Any
 import pytest
 
 from ctxmode import payload
-from ctxmode.extract import extract
+from ctxmode.extract import extract, files
 from ctxmode.extract.common import is_rule_file, normalize, rel_path
 from tests.helpers import PROJECT, extracted, extracted_fixture, fixture
 
 # -- real payloads ---------------------------------------------------------------------------
 
 FIXTURE_CASES = [
-    ("more/PostToolUse.Read.text.json", [("file_read", {"path": "README.md"})]),
+    # What a read returned: an excerpt (head and tail) of the text, masked.
+    (
+        "more/PostToolUse.Read.text.json",
+        [
+            (
+                "file_read",
+                {
+                    "path": "README.md",
+                    "excerpt": "# Demo project\n\nA small invoice demo used to capture hook "
+                    "payloads.\nSee src/app.py.",
+                },
+            )
+        ],
+    ),
     (
         "more/PostToolUse.Read.offset_limit.json",
-        [("file_read", {"path": "src/app.py", "offset": 2, "limit": 3})],
+        [
+            (
+                "file_read",
+                {"path": "src/app.py", "offset": 2, "limit": 3, "excerpt": "def old_name(lines):"},
+            )
+        ],
     ),
     ("more/PostToolUse.Read.notebook.json", [("file_read", {"path": "analysis.ipynb"})]),
     ("more/PostToolUse.Read.reread_unchanged.json", [("file_read", {"path": "README.md"})]),
-    ("more/PostToolUse.Read.before_edit.json", [("file_read", {"path": "src/app.py"})]),
+    (
+        "more/PostToolUse.Read.before_edit.json",
+        [
+            (
+                "file_read",
+                {
+                    "path": "src/app.py",
+                    "excerpt": '"""Invoice helpers."""\n\n\ndef old_name(lines):\n    # TODO: '
+                    "round half-up\n    return sum(lines)\n\n\ndef total(lines):\n    return "
+                    'old_name(lines)\n\n\nALIASES = {"sum": old_name}',
+                },
+            )
+        ],
+    ),
     # What a write or an edit put in: an excerpt of the new text (head and tail).
     (
         "PostToolUse.Write.json",
@@ -89,20 +120,56 @@ FIXTURE_CASES = [
     ),
     (
         "more/PostToolUse.Glob.pattern.json",
-        [("file_search", {"tool": "Glob", "pattern": "**/*.py", "matches": 2})],
+        [
+            (
+                "file_search",
+                {
+                    "tool": "Glob",
+                    "pattern": "**/*.py",
+                    "matches": 2,
+                    "excerpt": "src/util.py\nsrc/app.py",
+                },
+            )
+        ],
     ),
     (
         "more/PostToolUse.Grep.files_with_matches.json",
-        [("file_search", {"tool": "Grep", "pattern": "TODO", "matches": 2})],
+        [
+            (
+                "file_search",
+                {
+                    "tool": "Grep",
+                    "pattern": "TODO",
+                    "matches": 2,
+                    "excerpt": "src/app.py\nsrc/util.py",
+                },
+            )
+        ],
     ),
     # content mode reports numFiles 0: the match count is its lines.
     (
         "more/PostToolUse.Grep.content.json",
-        [("file_search", {"tool": "Grep", "pattern": "TODO", "matches": 2})],
+        [
+            (
+                "file_search",
+                {
+                    "tool": "Grep",
+                    "pattern": "TODO",
+                    "matches": 2,
+                    "excerpt": "src/app.py:5:    # TODO: round half-up\n"
+                    "src/util.py:1:# TODO: add CSV export",
+                },
+            )
+        ],
     ),
     (
         "more/PostToolUse.Grep.count.json",
-        [("file_search", {"tool": "Grep", "pattern": "old_name", "matches": 3})],
+        [
+            (
+                "file_search",
+                {"tool": "Grep", "pattern": "old_name", "matches": 3, "excerpt": "src/app.py:3"},
+            )
+        ],
     ),
 ]
 
@@ -117,7 +184,8 @@ def test_subagent_read_carries_agent_fields() -> None:
     inp = payload.from_dict(record["payload"], record["event"])
     inp.project_dir = PROJECT
     [event] = extract(inp)
-    assert (event.type, event.data) == ("file_read", '{"path":"README.md"}')
+    assert event.type == "file_read"
+    assert json.loads(event.data)["path"] == "README.md"
     assert (event.agent_id, event.agent_type) == ("ae611b5df06ff9aad", "reviewer")
     assert event.tool_use_id == "toolu_sub_inner_0_8818bdbd"
 
@@ -130,12 +198,12 @@ def test_subagent_read_carries_agent_fields() -> None:
         "PostToolUse.Edit.json",
         "more/PostToolUse.Edit.replace_all.json",
         "more/PostToolUse.NotebookEdit.replace.json",
-        "more/PostToolUse.Read.text.json",
     ],
 )
 def test_no_file_contents_in_events_but_an_excerpt_of_the_new_text(name: str) -> None:
-    """What a file held (a read, an edit's old text, the file before) is never stored; of
-    what a tool wrote, only the excerpt."""
+    """What a file held before a change (an edit's old text, the file before) is never
+    stored; of what a tool wrote, only the excerpt (of what a read returned: an excerpt
+    too, see test_a_reads_excerpt_is_bounded)."""
     record = fixture(name)["payload"]
     old = [record["tool_input"].get(k) for k in ("old_string",)]
     old += [record["tool_response"].get(k) for k in ("originalFile", "oldString")]
@@ -559,3 +627,34 @@ def test_unknown_tool_without_patch_gives_nothing() -> None:
     assert (
         extracted("Skill", {"skill": "greet", "args": "*** not a patch"}, {"success": True}) == []
     )
+
+
+def test_a_reads_excerpt_is_bounded() -> None:
+    """Of a long file read, the event keeps an excerpt of the start of what the read
+    returned (what an agent asks later is most often near the top: a version, an import,
+    a setting), at most 420 characters, never the file."""
+    lines = [f"line {n}: setting_{n} = {n * 7}" for n in range(5000)]
+    record = fixture("more/PostToolUse.Read.text.json")
+    raw = json.loads(json.dumps(record["payload"]))
+    raw["tool_response"]["file"]["content"] = "\n".join(lines)
+    inp = payload.from_dict(raw, record["event"])
+    inp.project_dir = PROJECT
+    [event] = extract(inp)
+    excerpt = json.loads(event.data)["excerpt"]
+    assert excerpt.startswith("line 0: setting_0 = 0\nline 1:")
+    assert len(excerpt) <= 420
+    assert "line 2500:" not in excerpt
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("     1\t# Demo\n     2\t\n     3\tSee src/app.py.", "# Demo\n\nSee src/app.py."),
+        ("12→x = 1\n13→y = 2", "x = 1\ny = 2"),
+        ("1\tonly numbered lines\nbut not this one", "1\tonly numbered lines\nbut not this one"),
+        ("2024 was a year", "2024 was a year"),
+        ("src/app.py:3", "src/app.py:3"),
+    ],
+)
+def test_a_transcripts_numbered_lines_read_as_the_file(text: str, expected: str) -> None:
+    assert files.unnumbered(text) == expected

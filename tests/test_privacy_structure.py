@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxmode import fastjson, payload, redact
-from ctxmode.extract import BULK_FIELDS, RESPONSE_HALF, extract, masked
+from ctxmode.extract import BULK_FIELDS, HEAD_CHARS, RESPONSE_HALF, extract, masked
 from ctxmode.extract.bash import SCAN_CHARS
 from ctxmode.extract.common import clip, fit, trim
 from ctxmode.redact import cut_at, cut_from, mask, safe_head, safe_tail, strip_private
@@ -158,13 +158,19 @@ def test_masked_masks_every_string_of_the_content_once() -> None:
     assert json.dumps(inp.raw).count(TOKEN) == 3  # the original is untouched
 
 
-def test_masked_drops_file_contents_and_reduces_long_outputs() -> None:
-    content = f"TOKEN={TOKEN}\n" * 10
+def test_masked_keeps_a_masked_head_of_file_contents_and_reduces_long_outputs() -> None:
+    content = f"TOKEN={TOKEN}\n" * 1000
     read = masked(_inp("PostToolUse", tool_name="Read", tool_input={"file_path": "/p/a.env"},
                        tool_response={"type": "text", "file": {"filePath": "/p/a.env",
                                                                "content": content}}))  # fmt: skip
-    assert read.tool_response["file"] == {"filePath": "/p/a.env", "content": ""}
+    kept = read.tool_response["file"]["content"]
+    assert kept.startswith("TOKEN=[REDACTED:") and _clean_of_token(kept)
+    assert len(kept) < 2 * HEAD_CHARS < len(content)  # a head, never the file
     assert "content" in BULK_FIELDS
+    # What an edit replaced is dropped whole: no extractor reads it.
+    edit = masked(_inp("PostToolUse", tool_name="Edit", tool_input={"file_path": "/p/a.env",
+                       "old_string": content, "new_string": "x"}, tool_response={}))  # fmt: skip
+    assert edit.tool_input["old_string"] == ""
     log = "\n".join(f"line {i}" for i in range(20_000))
     bash = masked(_inp("PostToolUse", tool_name="Bash", tool_input={"command": "make"},
                        tool_response={"stdout": log, "stderr": ""}))  # fmt: skip
@@ -247,7 +253,8 @@ from ctxmode import payload
 from ctxmode.extract import masked
 for tool, ti, tr in [
     ("Bash", {{"command": "git status"}}, {{"stdout": "On branch main\\nnothing to commit", "stderr": ""}}),
-    ("Read", {{"file_path": "/p/a.py"}}, {{"file": {{"filePath": "/p/a.py", "content": "token = x"}}}}),
+    ("Read", {{"file_path": "/p/a.py"}}, {{"file": {{"filePath": "/p/a.py", "content": "total = x"}}}}),
+    ("Glob", {{"pattern": "*.py"}}, {{"filenames": ["/p/a.py"], "numFiles": 1}}),
     ("Edit", {{"file_path": "/p/a.py", "old_string": "api_key = 1", "new_string": "total = 2"}}, {{}}),
 ]:
     masked(payload.from_dict({{"tool_name": tool, "tool_input": ti, "tool_response": tr}}, "PostToolUse"))

@@ -176,6 +176,13 @@ INPUT_HALF = 64 * 1024
 HEAD_KINDS = frozenset({"file.write", "file.edit", "notebook.edit"})
 HEAD_FIELDS = frozenset({"content", "new_string", "new_source"})
 HEAD_CHARS = 1024
+# What a read, a search or a fetch returned is kept the same way, from its response: a
+# masked head of the text (a file's content, a grep's lines, a fetch's answer) or of the
+# list of files found, for the extractor's excerpt (what an agent asks later: "which
+# version did pyproject.toml declare?" is in the head of the file it read).
+RESULT_KINDS = frozenset({"file.read", "file.grep", "file.glob", "web.fetch"})
+RESULT_FIELDS = frozenset({"content", "result", "filenames"})
+_NO_HEADS: frozenset[str] = frozenset()
 _DONE = object()  # marks a masked HookInput; no JSON payload can forge it
 
 
@@ -204,7 +211,13 @@ def masked(inp: HookInput, extra: Iterable[Any] = (), memory: Any = None) -> Hoo
         for field in CONTENT_FIELDS:
             if field in raw:
                 half = RESPONSE_HALF if field in _RESPONSE_FIELDS else INPUT_HALF
-                heads = field == "tool_input" and kind in HEAD_KINDS
+                heads = (
+                    HEAD_FIELDS
+                    if field == "tool_input" and kind in HEAD_KINDS
+                    else RESULT_FIELDS
+                    if field == "tool_response" and kind in RESULT_KINDS
+                    else _NO_HEADS
+                )
                 raw[field] = _scrub(raw[field], 0, bulk, extras, half, heads)
     finally:
         found = redact.collecting(False)
@@ -287,8 +300,30 @@ def _scrub_text(text: str, extras: tuple[Any, ...], half: int = INPUT_HALF) -> s
     return redact.mask(text, extras) if extras else redact.mask(text)
 
 
+def _head(value: Any, extras: tuple[Any, ...]) -> str:
+    """A masked head of :data:`HEAD_CHARS` of a text, or of a list of names one per line
+    (a glob's files); "" for anything else."""
+    if isinstance(value, list):
+        names: list[str] = []
+        size = 0
+        for item in value:
+            if not isinstance(item, str) or size > HEAD_CHARS:
+                break
+            names.append(item)
+            size += len(item) + 1
+        value = "\n".join(names)
+    if not isinstance(value, str):
+        return ""
+    return _scrub_text(redact.safe_head(value, HEAD_CHARS), extras)
+
+
 def _scrub(
-    node: Any, depth: int, bulk: bool, extras: tuple[Any, ...], half: int, heads: bool = False
+    node: Any,
+    depth: int,
+    bulk: bool,
+    extras: tuple[Any, ...],
+    half: int,
+    heads: frozenset[str] = frozenset(),
 ) -> Any:
     if isinstance(node, str):
         return _scrub_text(node, extras, half)
@@ -307,10 +342,7 @@ def _scrub(
             else:
                 name = _scrub_text(key, extras)
             if bulk and key in BULK_FIELDS:
-                if heads and key in HEAD_FIELDS and isinstance(value, str):
-                    value = _scrub_text(redact.safe_head(value, HEAD_CHARS), extras)
-                else:
-                    value = ""
+                value = _head(value, extras) if key in heads else ""
             elif bulk and key == "lines" and isinstance(value, list):
                 value = [v[:1] if isinstance(v, str) else None for v in value]
             elif (

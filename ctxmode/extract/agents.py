@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ctxmode import redact
 from ctxmode.extract.common import as_dict, block_text, clip, one_line, s, trim
+from ctxmode.extract.files import result_excerpt
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -178,6 +179,9 @@ def web_fetch(inp: HookInput) -> list[Draft]:
     prompt = s(inp.tool_input.get("prompt"))
     if prompt.strip():
         data["prompt"] = clip(one_line(prompt), 200)
+    answer = result_excerpt(inp, "result", "content")
+    if answer:
+        data["excerpt"] = answer
     return [("web_fetch", data)]
 
 

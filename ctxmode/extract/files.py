@@ -61,7 +61,7 @@ def _input_path(inp: HookInput, *keys: str) -> str:
 
 
 def read(inp: HookInput) -> list[Draft]:
-    """Read → ``file_read {path, [offset], [limit]}`` (+ ``rule_read``)."""
+    """Read → ``file_read {path, [offset], [limit], [excerpt]}`` (+ ``rule_read``)."""
     path = _input_path(inp, "file_path", "filePath", "path")
     if not path:
         return []
@@ -70,7 +70,43 @@ def read(inp: HookInput) -> list[Draft]:
         value = as_int(inp.tool_input.get(key))
         if value is not None:
             data[key] = value
+    returned = result_excerpt(inp, "content")
+    if returned:
+        data["excerpt"] = returned
     return _with_rule([("file_read", data)], path, "rule_read")
+
+
+def unnumbered(text: str) -> str:
+    """``text`` without the line numbers a read's result shows the model (``  12\tx`` or
+    ``12→x``: a transcript's text, where the hooks get the file's own lines), when every
+    line has one; else ``text`` as it is."""
+    out = []
+    for line in text.split("\n"):
+        head = line.lstrip(" ")
+        digits = len(head) - len(head.lstrip("0123456789"))
+        rest = head[digits:]
+        if digits == 0 or not (rest == "" or rest[0] in "\t→"):
+            return text
+        out.append(rest[1:])
+    return "\n".join(out)
+
+
+def result_excerpt(inp: HookInput, *keys: str) -> str:
+    """The excerpt of what a read, a search or a fetch returned: the first text under
+    ``keys`` in its response (or in the response's ``file``), a string response itself;
+    a list (a glob's files) one item per line. The choke point kept a masked head of it
+    (extract.RESULT_FIELDS)."""
+    response = inp.tool_response
+    if isinstance(response, str):
+        return excerpt(unnumbered(response)) if response.strip() else ""
+    for source in (as_dict(response), as_dict(as_dict(response).get("file"))):
+        for key in keys:
+            value = source.get(key)
+            if isinstance(value, list):
+                value = "\n".join(item for item in value if isinstance(item, str))
+            if isinstance(value, str) and value.strip():
+                return excerpt(value)
+    return ""
 
 
 def write(inp: HookInput) -> list[Draft]:
@@ -286,4 +322,7 @@ def _search(inp: HookInput, tool: str, count_keys: tuple[str, ...]) -> list[Draf
         if count is not None:
             data["matches"] = count
             break
+    found = result_excerpt(inp, "content", "filenames")
+    if found:
+        data["excerpt"] = found
     return [("file_search", data)]
