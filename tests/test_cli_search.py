@@ -515,6 +515,16 @@ def test_json_shape(project: Path) -> None:
         "bytes_avoided": 0,
         # The snippet shows the values as they read: no key, one backslash each.
         "snippet": "**C:\\work**\\legacy\\rates.csv",
+        # The events beside it in its session's calls' order (its first: none before).
+        "context": [
+            {
+                "offset": 1,
+                "id": 7,
+                "created_at": "2026-12-02T15:01:00.000Z",
+                "type": "web_search",
+                "data": '{"query":"sqlite fts5 trigram: prefix OR substring?"}',
+            },
+        ],
     }
     assert cli("search", "--project", str(project), "--json", "nothing-like-it").stdout == "[]\n"
 
@@ -706,8 +716,11 @@ def test_subprocess_run(project: Path) -> None:
     assert (out.returncode, out.stderr) == (0, "")
     assert masked(out.stdout) == (
         "[1] 2026-12-02 14:02 UTC (AGE) · session aaaa1111 · file_edit\n"
+        "    ↑ file_read: path: src/invoice/rounding.py\n"
         "    path: src/invoice/rounding.py\n"
         "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
+        "    ↓ tool_error: tool: Bash · key: pytest -q tests/test_rounding.py · error: "
+        "AssertionError: 0.125 != 0.13 ⏎ 1 failed, 4 passe…\n"
         "\n"
         "1 match for 'quantize', best first. Every field: --full.\n"
     )
@@ -1018,7 +1031,7 @@ def test_footer_when_not_every_match_was_ranked(tmp_path: Path) -> None:
         "--session ID, --type T or --since 24h; every field: --full."
     )
     # One word each: the shorter text ranks first (BM25), the newer among equals.
-    assert re.findall(r"path: (\S+)", result.stdout) == [
+    assert re.findall(r"^  » path: (\S+)", result.stdout, re.M) == [
         "src/needle_999.py",
         "src/needle_998.py",
         "src/needle_997.py",

@@ -201,22 +201,33 @@ def check(questions: Sequence[Question], transcripts: Sequence[Transcript]) -> l
 # ---------------------------------------------------------------------------- ctxmode
 
 
-def hit_texts(stdout: str) -> list[str]:
+def hit_texts(stdout: str, context: bool = True) -> list[str]:
     """The texts of the hits of ``ctxmode search --json``, best first.
 
     The one place that knows the shape of that output (a JSON list of hits, each an
-    object whose ``data`` is the event's data, plain or JSON text): every string value
-    of a hit, with ``data`` decoded when it is JSON, so that an answer is matched as a
-    person reads it, not as JSON escapes it."""
+    object whose ``data`` is the event's data, plain or JSON text, and whose ``context``
+    lists the events beside it, each with its ``data``): every string value of a hit,
+    with each ``data`` decoded when it is JSON, so that an answer is matched as a person
+    reads it, not as JSON escapes it. ``context=False``: the hit's own event only."""
     document = json.loads(stdout) if stdout.strip() else []
     hits = document.get("hits", []) if isinstance(document, dict) else document
     texts = []
     for hit in hits:
-        if isinstance(hit, dict) and isinstance(hit.get("data"), str):
-            with suppress(ValueError):
-                hit = {**hit, "data": json.loads(hit["data"])}
+        if isinstance(hit, dict):
+            hit = _decoded(hit)
+            beside = hit.pop("context", None)
+            if context and isinstance(beside, list):
+                hit["context"] = [_decoded(x) if isinstance(x, dict) else x for x in beside]
         texts.append(record_text(hit, skip=frozenset()))
     return texts
+
+
+def _decoded(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with its ``data`` decoded when it is JSON text."""
+    if isinstance(item.get("data"), str):
+        with suppress(ValueError):
+            return {**item, "data": json.loads(item["data"])}
+    return dict(item)
 
 
 class Ctxmode:
@@ -386,6 +397,7 @@ class Outcome:
     output_bytes: int
     shown: bool | None = None  # ctxmode: the answer visible in the compact output
     error: str = ""
+    own_rank: int = 0  # ctxmode: the rank counting each hit's own event only, no context
 
 
 def rank_of(answer: str, texts: Sequence[str]) -> int:
@@ -406,14 +418,16 @@ def ctxmode_outcome(
     error = "" if found.returncode == 0 else (found.stderr or found.stdout).strip()[:300]
     try:
         texts = hit_texts(found.stdout) if not error else []
+        own = hit_texts(found.stdout, context=False) if not error else []
     except ValueError as exc:
-        texts, error = [], f"unreadable --json output: {exc}"
+        texts, own, error = [], [], f"unreadable --json output: {exc}"
     shown: bool | None = None
     size = len(found.stdout.encode("utf-8"))
     if plain is not None:
         size = len(plain.stdout.encode("utf-8"))
         shown = normalised(q.answer) in normalised(plain.stdout)
-    return Outcome(q, form, "ctxmode", rank_of(q.answer, texts), len(texts), size, shown, error)
+    rank = rank_of(q.answer, texts)
+    return Outcome(q, form, "ctxmode", rank, len(texts), size, shown, error, rank_of(q.answer, own))
 
 
 def ask_ctxmode(ctxmode: Ctxmode, q: Question, form: str, project: str, compact: bool) -> Outcome:

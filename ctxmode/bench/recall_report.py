@@ -21,6 +21,7 @@ class Figures:
     median_bytes: float
     shown: float | None
     errors: int
+    own5: float = 0.0
 
 
 def figures(outcomes: Sequence[Outcome]) -> Figures:
@@ -37,6 +38,7 @@ def figures(outcomes: Sequence[Outcome]) -> Figures:
         median_bytes=statistics.median(o.output_bytes for o in outcomes),
         shown=sum(shown) / len(shown) if shown else None,
         errors=sum(bool(o.error) for o in outcomes),
+        own5=sum(o.own_rank > 0 for o in outcomes) / n,
     )
 
 
@@ -70,16 +72,17 @@ def format_table(report: RecallReport) -> str:
         f"{report.sessions} sessions ({report.records:,} records, {report.corpus}); "
         f"{report.ctxmode}; {report.seconds:.0f} s (import {report.import_seconds:.1f} s)",
         "",
-        f"{'':<24}{'ctxmode search (top 5)':<41}{'BM25 over the raw transcript (top 5)'}",
-        f"{'form':<8}{'kind':<10}{'n':>5}  {'hit@1':>6}{'hit@5':>6}{'MRR':>6}{'empty':>6}"
-        f"{'shown':>6}{'bytes':>7}   {'hit@1':>6}{'hit@5':>6}{'MRR':>6}{'empty':>6}{'bytes':>8}",
+        f"{'':<24}{'ctxmode search (top 5)':<47}{'BM25 over the raw transcript (top 5)'}",
+        f"{'form':<8}{'kind':<10}{'n':>5}  {'hit@1':>6}{'hit@5':>6}{'own@5':>6}{'MRR':>6}"
+        f"{'empty':>6}{'shown':>6}{'bytes':>7}   {'hit@1':>6}{'hit@5':>6}{'MRR':>6}{'empty':>6}"
+        f"{'bytes':>8}",
     ]
     for form, kind in rows:
         ours, raw = cells[("ctxmode", form, kind)], cells[("baseline", form, kind)]
         shown = "-" if ours.shown is None else _pct(ours.shown)
         out.append(
             f"{form:<8}{kind:<10}{ours.n:>5}  {_pct(ours.hit1):>6}{_pct(ours.hit5):>6}"
-            f"{ours.mrr:>6.2f}{_pct(ours.empty):>6}{shown:>6}{_bytes(ours.median_bytes):>7}   "
+            f"{_pct(ours.own5):>6}{ours.mrr:>6.2f}{_pct(ours.empty):>6}{shown:>6}{_bytes(ours.median_bytes):>7}   "
             f"{_pct(raw.hit1):>6}{_pct(raw.hit5):>6}{raw.mrr:>6.2f}{_pct(raw.empty):>6}"
             f"{_bytes(raw.median_bytes):>8}"
         )
@@ -89,8 +92,9 @@ def format_table(report: RecallReport) -> str:
         out.append(f"{errors} ctxmode searches failed, e.g.: {first}")
     out += [
         "",
-        "hit@k: the answer in one of the first k results; MRR: mean of 1/rank (0 past 5); "
-        "empty: no result at all;",
+        "hit@k: the answer in one of the first k results (a hit with the events beside it); "
+        "own@5: in the hits' own events only;",
+        "MRR: mean of 1/rank (0 past 5); empty: no result at all;",
         "shown: the answer visible in the default (compact) output; bytes: median output "
         "("
         + ("compact default output" if report.compact else "--json --limit 5")
@@ -104,6 +108,7 @@ def _figures_dict(fig: Figures) -> dict[str, Any]:
         "n": fig.n,
         "hit_at_1": round(fig.hit1, 4),
         "hit_at_5": round(fig.hit5, 4),
+        "own_hit_at_5": round(fig.own5, 4),
         "mrr": round(fig.mrr, 4),
         "empty": round(fig.empty, 4),
         "median_bytes": fig.median_bytes,
@@ -122,6 +127,7 @@ def report_dict(report: RecallReport) -> dict[str, Any]:
         entry = ranks.setdefault(o.question.id, {"id": o.question.id, "kind": o.question.kind})
         entry[f"{o.system}_{o.form}"] = o.rank
         if o.system == "ctxmode":
+            entry[f"ctxmode_{o.form}_own"] = o.own_rank
             entry[f"ctxmode_{o.form}_bytes"] = o.output_bytes
             if o.shown is not None:
                 entry[f"ctxmode_{o.form}_shown"] = o.shown

@@ -36,12 +36,19 @@ from ctxmode.cli.common import (
     worktree_option,
 )
 from ctxmode.cli.common import parse_since as parse_since  # re-exported: shared by all commands
+from ctxmode.cli.search_output import (
+    CONTEXT_HITS,
+    CONTEXT_SPAN,
+    describe_filters,
+    fold,
+    no_match,
+    render,
+)
 from ctxmode.cli.search_output import MAX_OUTPUT_BYTES as MAX_OUTPUT_BYTES  # re-exported
 from ctxmode.cli.search_output import Block as Block
 from ctxmode.cli.search_output import data_fields as data_fields
-from ctxmode.cli.search_output import describe_filters, fold, no_match, render
 from ctxmode.cli.search_output import wrap_field as wrap_field
-from ctxmode.events import CATEGORIES, TYPES
+from ctxmode.events import CATEGORIES, TYPES, SessionEvent
 from ctxmode.redact import visible
 from ctxmode.store import SearchHit, SearchHits, Store, StoreError, parse_query
 
@@ -53,6 +60,8 @@ MIN_FETCH = 50
 MAX_SHOWN = 500  # more compact hits than 32 KB can hold
 MAX_JSON_BYTES = 1024 * 1024
 MAX_JSON_HITS = 5000
+# --json gives the neighbours of this many hits, whole (a few indexed reads each).
+JSON_CONTEXT_HITS = 50
 
 # ---------------------------------------------------------------- searching
 
@@ -88,9 +97,13 @@ def find(
     )
 
 
-def hit_json(hit: SearchHit) -> dict[str, Any]:
-    """The ``--json`` form of a hit: every event field, then rank and snippet."""
-    return {
+def hit_json(
+    hit: SearchHit, context: list[tuple[int, SessionEvent]] | None = None
+) -> dict[str, Any]:
+    """The ``--json`` form of a hit: every event field, then rank and snippet, and
+    ``context``: the events just before and after it in its session (``offset`` -1 is
+    the one before; :meth:`ctxmode.store.Store.neighbours`), for the best hits."""
+    item: dict[str, Any] = {
         "id": hit.id,
         "session_id": hit.session_id,
         "created_at": hit.created_at,
@@ -106,15 +119,31 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
         "rank": hit.rank,
         "snippet": hit.snippet,
     }
+    if context is not None:
+        item["context"] = [
+            {
+                "offset": offset,
+                "id": event.id,
+                "created_at": event.created_at,
+                "type": event.type,
+                "data": event.data,
+            }
+            for offset, event in context
+        ]
+    return item
 
 
-def json_output(hits: list[SearchHit]) -> tuple[bytes, int]:
+def json_output(
+    hits: list[SearchHit], context: dict[int, list[tuple[int, SessionEvent]]] | None = None
+) -> tuple[bytes, int]:
     """The ``--json`` document of ``hits`` within :data:`MAX_JSON_BYTES`, and how many
-    hits it holds."""
+    hits it holds (``context``: the neighbours of the hits that have them)."""
     items: list[bytes] = []
     size = 2
+    context = context or {}
     for hit in hits:
-        item = orjson.dumps(hit_json(hit), option=orjson.OPT_INDENT_2)
+        beside = context.get(int(hit.id)) if hit.id is not None else None
+        item = orjson.dumps(hit_json(hit, beside), option=orjson.OPT_INDENT_2)
         if items and size + len(item) > MAX_JSON_BYTES:
             break
         items.append(item)
@@ -247,7 +276,8 @@ def search(
             if as_json:
                 wanted = offset + min(limit, MAX_JSON_HITS)
                 hits = find(store, text, limit=wanted, **options)[offset:]
-                output, kept = json_output(hits)
+                context = store.neighbours(hits[:JSON_CONTEXT_HITS], CONTEXT_SPAN) if text else {}
+                output, kept = json_output(hits, context)
                 click.echo(byte_safe(visible(output.decode())))
                 if kept < len(hits):
                     click.echo(
@@ -274,12 +304,18 @@ def search(
             output_text = visible(no_match(text, filters))
         else:
             blocks = fold(fetched, by_subject=listing)
+            page = blocks[offset : offset + limit]
+            beside = (
+                store.neighbours([b.hit for b in page[:CONTEXT_HITS]], CONTEXT_SPAN)
+                if not full and not listing
+                else None
+            )
             # Every match fetched: the items are counted; else the events matching are
             # (an estimate, when the store ranked the newest matches of a common word).
             complete = not fetched.more and len(fetched) >= fetched.total
             output_text = render(
                 text,
-                blocks[offset : offset + limit],
+                page,
                 total=len(blocks) if complete else max(fetched.total, len(blocks)),
                 capped=not complete,
                 limit=limit,
@@ -288,6 +324,7 @@ def search(
                 full=full,
                 offset=offset,
                 listing=listing,
+                context=beside,
             )
         data = byte_safe(output_text)
         click.echo(data, nl=False)

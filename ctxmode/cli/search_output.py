@@ -15,9 +15,10 @@ import click
 import orjson
 
 from ctxmode.cli.common import relative_time
+from ctxmode.events import SessionEvent
 from ctxmode.redact import visible
 from ctxmode.store import SearchHit, analyze
-from ctxmode.store.query import Term, match_spans
+from ctxmode.store.query import Term, match_spans, words_of
 
 WRAP_WIDTH = 100
 INDENT = "    "
@@ -34,6 +35,25 @@ LISTED_CHARS = 400  # a listing (no query) shows each value up to this long whol
 # No search prints more than this (an agent's --limit 1000000 must not fill its
 # context): the output stops after the hit that reaches it and says how to go on.
 MAX_OUTPUT_BYTES = 32 * 1024
+# The best this-many hits show the events just before and after them (Store.neighbours),
+# one line each of at most CONTEXT_CHARS, marked ↑ (before) and ↓ (after): what a
+# question names and what answers it are often neighbours (the restart and the port it
+# took, a commit's message and its hash). Sized on the retrieval benchmark to keep the
+# default output's median under 3 KB (--json gives every hit's neighbours whole).
+CONTEXT_HITS = 3
+CONTEXT_SPAN = 1
+CONTEXT_CHARS = 130
+CONTEXT_MARKS = ("↑", "↓")
+# A short field of a neighbour (an exit code, a path) is shown whole up to this.
+CONTEXT_SHORT = 48
+# Left out of a search's compact output, for the room the values that answer questions
+# need (``--full`` and a listing have them): a success's exit code, and a shell call's
+# description (the agent's words for what its command line shows) unless it matched
+# the query, a neighbour's in any case.
+UNSAID_FIELDS = frozenset({("shell_call", "description")})
+UNSAID_VALUES = frozenset({("exit", "0")})
+# The compact output's last line repeats this much of a query.
+ECHOED_CHARS = 40
 # A line of the compact output that matched the query starts with this (in its indent).
 MATCHED = "  » "
 COLOR_MARK = ("\x1b[33m\x1b[1m", "\x1b[0m")
@@ -230,11 +250,58 @@ def compact_field(
         shown, _ = _window(lines[n], terms, LINE_WINDOW, mark)
         out.append(_flag(prefix + gap + shown, True))
     rest = len(matching) - len(picked)
-    if rest > 0:
-        out.append(f"{hang}(+{rest} more matching line{'s' if rest > 1 else ''}; --full)")
+    if rest > 0:  # said on the last line shown: a line of its own would cost its indent
+        out[-1] += f" (+{rest} more matching line{'s' if rest > 1 else ''}; --full)"
     elif len(lines) > 1 and picked[-1] < len(lines) - 1 and not out[-1].endswith("…"):
         out[-1] += " …"
     return out
+
+
+def restates(event: SessionEvent, hit: SearchHit) -> bool:
+    """Whether ``event``, beside ``hit``, comes from the same call and says nothing the
+    hit does not (a failed command's ``tool_error`` beside its ``shell_call``): nearly
+    all its words are the hit's."""
+    if not event.tool_use_id or event.tool_use_id != hit.tool_use_id:
+        return False
+    words = set(words_of(_values(event).lower()))
+    return len(words - set(words_of(_values(hit).lower()))) <= max(2, len(words) // 5)
+
+
+def _values(event: SessionEvent) -> str:
+    return "\n".join(text for _, text in data_fields(str(event.data)))
+
+
+def neighbour_line(
+    offset: int, event: SessionEvent, terms: list[Term], mark: tuple[str, str] | None = None
+) -> str:
+    """One line for an event beside a hit: ``↑ type: key: value · key: value``, each
+    value on one line (``⏎`` for its line breaks) and the whole within
+    :data:`CONTEXT_CHARS`: short fields whole, the room left shared by the long ones,
+    each cut around its first match of the query (its start when none)."""
+    head = f"{INDENT}{CONTEXT_MARKS[offset > 0]} {event.type}: "
+    fields = [
+        (key, " ⏎ ".join(part.strip() for part in text.split("\n") if part.strip()))
+        for key, text in data_fields(str(event.data))
+    ]
+    fields = [
+        (key, text)
+        for key, text in fields
+        if text and (event.type, key) not in UNSAID_FIELDS and (key, text) not in UNSAID_VALUES
+    ]
+    room = CONTEXT_CHARS - len(head) - sum(len(key) + 5 for key, _ in fields)
+    short = [
+        text for _, text in fields if len(text) <= max(CONTEXT_SHORT, room // len(fields or [0]))
+    ]
+    long_count = len(fields) - len(short)
+    share = max(room - sum(len(t) for t in short), 0) // max(long_count, 1)
+    pieces = []
+    for key, text in fields:
+        if len(text) > share and text not in short:
+            text = _window(text, terms, max(share, 24), mark)[0]
+        elif terms:
+            text = _window(text, terms, len(text), mark)[0]
+        pieces.append(f"{key}: {text}" if key else text)
+    return visible(head + " · ".join(pieces))
 
 
 def _header(number: int, hit: SearchHit, now: float | None, full: bool) -> str:
@@ -276,6 +343,11 @@ def block_lines(
         # Compact: trailing blanks and carriage returns (Windows output) say nothing.
         if full:
             lines.extend(visible(line) for line in wrap_field(key, text))
+        elif terms and (
+            (key, text) in UNSAID_VALUES
+            or ((hit.type, key) in UNSAID_FIELDS and not match_spans(text, terms))
+        ):
+            continue
         else:
             text = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
             lines.extend(compact_field(visible(key), visible(text), terms or [], mark, match_lines))
@@ -310,6 +382,7 @@ def render(
     full: bool = True,
     offset: int = 0,
     listing: bool = False,
+    context: dict[int, list[tuple[int, SessionEvent]]] | None = None,
 ) -> str:
     """The human output of a search: one block per match, then a footer line.
 
@@ -323,6 +396,9 @@ def render(
     out: list[str] = []
     size = 0
     shown = 0
+    # A neighbour that is itself a hit shown here, or already shown beside another, is
+    # not repeated.
+    seen = {block.hit.id for block in blocks}
     for number, block in enumerate(blocks, start=offset + 1):
         if size > MAX_OUTPUT_BYTES:
             break
@@ -332,6 +408,16 @@ def render(
             number, block, now, terms=terms, full=full, mark=mark, match_lines=detail
         )
         part = [click.style(header, bold=True) if color else header]
+        if context and not full and number - offset <= CONTEXT_HITS:
+            beside = [
+                (n, e)
+                for n, e in context.get(int(block.hit.id or 0), [])
+                if e.id not in seen and not restates(e, block.hit)
+            ]
+            seen.update(e.id for _, e in beside)
+            before = [neighbour_line(n, e, terms, mark) for n, e in beside if n < 0]
+            after = [neighbour_line(n, e, terms, mark) for n, e in beside if n > 0]
+            lines = before + lines + after
         for line in lines:
             if pattern is not None:
                 line = pattern.sub(lambda m: click.style(m.group(0), fg="yellow", bold=True), line)
@@ -372,8 +458,9 @@ def footer(
     full: bool = True,
     listing: bool = False,
 ) -> str:
-    """The last line: how many matched, which were shown, how to get more."""
-    subject = f"{_subject(query)}{filters}"
+    """The last line: how many matched, which were shown, how to get more (compact: a
+    long query's start only, which its asker knows)."""
+    subject = f"{_subject(query, None if full else ECHOED_CHARS)}{filters}"
     events = f" ({folded} events, identical ones folded)" if folded > shown else ""
     order = "newest first" if listing else "best first"
     more = f"about {total}" if capped else str(total)
@@ -395,8 +482,10 @@ def footer(
     return f"{total} {noun} {subject}{events}, {order}.{tail}"
 
 
-def _subject(query: str) -> str:
+def _subject(query: str, cap: int | None = None) -> str:
     query = visible(query)
+    if cap is not None and len(query) > cap:
+        query = query[:cap].rstrip() + "…"
     if not query:
         return "among the newest events"
     # Quoted for reading, not repr(): a backslash in the query shows as itself.

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from ctxmode.events import SessionEvent
     from ctxmode.store.query import (
         SNIPPET_CHARS,
         SNIPPET_MARK,
@@ -153,6 +154,16 @@ class Store(Events, Sessions, Resumes):
         from ctxmode.store.search import find
 
         return find(self, query, session_id, category, type, since, limit, worktree, client)
+
+    @guarded
+    def neighbours(
+        self, hits: Sequence[SessionEvent], span: int = 1
+    ) -> dict[int, list[tuple[int, SessionEvent]]]:
+        """For each hit (by id): the ``span`` events of its session just before and just
+        after it in the calls' order, as ``(offset, event)``. How: ``store/search.py``."""
+        from ctxmode.store.search import neighbours
+
+        return neighbours(self, hits, span)
 
     @guarded
     def integrity_check(self) -> str:

@@ -67,6 +67,7 @@ from ctxmode.store.values import (
     EVENT_FIELDS,
     as_text,
     event_from_row,
+    events_from_rows,
     parse_iso,
 )
 
@@ -685,3 +686,52 @@ def _first_id_since(conn: _sqlite3.Connection, since: str, low: int, high: int) 
         else:
             lo = int(row[0]) + 1
     return lo
+
+
+# ------------------------------------------------------------------ a hit's neighbours
+
+# What a hit's neighbours are read by: the session's events just before and after it in
+# the calls' order (events.ORDER; rows stored before schema 3 have no call_at and come
+# first). A NULL call_at compares as this, below every stamp.
+_NO_CALL = -1
+_NEIGHBOURS = f"""
+SELECT {EVENT_COLUMNS} FROM session_events
+WHERE session_id = :session AND id != :id AND (
+    coalesce(call_at, {_NO_CALL}) {{op}} :at
+    OR (coalesce(call_at, {_NO_CALL}) = :at AND id {{op}} :id))
+ORDER BY call_at {{way}}, id {{way}} LIMIT :span
+"""
+_BEFORE = _NEIGHBOURS.format(op="<", way="DESC")
+_AFTER = _NEIGHBOURS.format(op=">", way="ASC")
+
+
+def neighbours(
+    store: Connection, hits: Sequence[SessionEvent], span: int
+) -> dict[int, list[tuple[int, SessionEvent]]]:
+    """``Store.neighbours``: for each hit (by id), the ``span`` events of its session
+    just before it and just after it in the calls' order, as ``(offset, event)`` with
+    offsets -span … -1 and 1 … span, in that order.
+
+    Why: what a question names and what answers it are often two events apart: "which
+    port did the restarted server take?" matches the restart, and the port is in the
+    next call's output; a commit's message matches, its hash is in the call before. The
+    events beside a hit are its context, as ``grep -C`` shows lines around a match."""
+    out: dict[int, list[tuple[int, SessionEvent]]] = {}
+    if span <= 0:
+        return out
+    conn = store.conn
+    for hit in hits:
+        if hit.id is None:
+            continue
+        row = conn.execute(
+            "SELECT coalesce(call_at, ?) FROM session_events WHERE id = ?", (_NO_CALL, hit.id)
+        ).fetchone()
+        if row is None:
+            continue
+        where = {"session": hit.session_id, "id": hit.id, "at": row[0], "span": span}
+        before = events_from_rows(conn.execute(_BEFORE, where).fetchall())
+        after = events_from_rows(conn.execute(_AFTER, where).fetchall())
+        out[int(hit.id)] = [(-n, e) for n, e in reversed(list(enumerate(before, 1)))] + [
+            (n, e) for n, e in enumerate(after, 1)
+        ]
+    return out
