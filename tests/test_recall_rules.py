@@ -139,6 +139,28 @@ def test_error_lines_from_the_middle_of_a_long_output_are_kept(project: Path) ->
     assert_no_secret(rows)
 
 
+def test_an_error_line_the_heads_cut_splits_is_kept_whole(project: Path) -> None:
+    """The head ends at a line end: a long error line that starts inside it and runs past
+    its bound is dropped from the head, and is a line of the middle (the part between
+    starts where the head stopped, not at its bound)."""
+    error = (
+        "SyntaxError: Named export 'chromium' not found. The requested module "
+        "'/srv/app/node_modules/playwright-core/index.js' is a CommonJS module, which may "
+        "not support all module.exports as named exports."
+    )
+    opening = "file:///tmp/check.mjs:3\n" + "import { chromium } from 'x';\n" * 5
+    assert OUTPUT_HEAD // 2 < len(opening) < OUTPUT_HEAD < len(opening) + len(error)
+    stack = "\n".join(f"    at frame{n} (node:internal/x:{n}:5)" for n in range(40))
+    claude_call(
+        project,
+        "Bash",
+        {"command": "node check.mjs 2>&1"},
+        {"stdout": opening + error + "\n" + stack, "stderr": "", "interrupted": False},
+    )
+    (call,) = of_type(stored(project), "shell_call")
+    assert "SyntaxError: Named export 'chromium' not found." in call["output"]
+
+
 def test_a_line_naming_what_the_command_looked_for_is_kept(project: Path) -> None:
     lines = [f"src/module_{n}.ts:{n}: export const value{n} = {n};" for n in range(250)]
     lines[120] = "src/sync/manager.ts:57:    public setIsBackfillingBudgetData(flag: boolean) {"

@@ -16,6 +16,8 @@ PROMPT_CHARS = 800
 SUMMARY_CHARS = 300
 QUERY_CHARS = 300
 URL_CHARS = 300
+FETCH_HEAD = 320
+FETCH_TAIL = 320
 MAX_ARGS = 30
 MAX_URLS = 5
 DEFAULT_AGENT = "general-purpose"  # what Claude Code runs when subagent_type is omitted
@@ -179,7 +181,9 @@ def web_fetch(inp: HookInput) -> list[Draft]:
     prompt = s(inp.tool_input.get("prompt"))
     if prompt.strip():
         data["prompt"] = clip(one_line(prompt), 200)
-    answer = result_excerpt(inp, "result", "content")
+    # A fetch's answer is the model's summary of the page: all of it is what was looked
+    # up, so more of it is kept than of a file read.
+    answer = result_excerpt(inp, "result", "content", head=FETCH_HEAD, tail=FETCH_TAIL)
     if answer:
         data["excerpt"] = answer
     return [("web_fetch", data)]

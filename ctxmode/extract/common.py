@@ -82,12 +82,27 @@ def masked_excerpt(
         first = redact.safe_head(text, head * 2 + 256)
         last = redact.safe_tail(text, tail * 2 + 256)
         if middle > 0:
-            # Lines out of the part between the two excerpts (it is at least ``head``
-            # and ``tail`` in from either end: no line the head or tail keeps).
-            inner = text[head : max(head, len(text) - tail)]
+            # Lines out of the part between the two excerpts: from the line the head's
+            # excerpt stops before (output_excerpt ends it at a line end) to the one the
+            # tail's starts after, so a line cut in two by either is still one line here.
+            inner = text[_inner_start(text, head) : _inner_end(text, tail)]
             picked = [redact.mask(line) for line in standout_lines(inner, keys, middle)]
         text = first + "\n" + last
     return output_excerpt(redact.mask(text), head, tail, picked)
+
+
+def _inner_start(text: str, head: int) -> int:
+    """Where the part between a head and a tail excerpt starts: the start of the line the
+    head's excerpt leaves out (see :func:`output_excerpt`), else ``head``."""
+    line_end = text.rfind("\n", 0, head)
+    return line_end + 1 if line_end >= head // 2 else head
+
+
+def _inner_end(text: str, tail: int) -> int:
+    """Where that part ends: the end of the line the tail's excerpt leaves out."""
+    start = len(text) - tail
+    line_start = text.find("\n", start)
+    return line_start if 0 <= line_start - start <= tail // 2 else max(start, 0)
 
 
 def output_excerpt(text: str, head: int, tail: int, middle: Sequence[str] = ()) -> str:

@@ -91,22 +91,28 @@ def unnumbered(text: str) -> str:
     return "\n".join(out)
 
 
-def result_excerpt(inp: HookInput, *keys: str) -> str:
+def result_excerpt(
+    inp: HookInput, *keys: str, head: int = EXCERPT_HEAD, tail: int = EXCERPT_TAIL
+) -> str:
     """The excerpt of what a read, a search or a fetch returned: the first text under
     ``keys`` in its response (or in the response's ``file``), a string response itself;
     a list (a glob's files) one item per line. The choke point kept a masked head of it
     (extract.RESULT_FIELDS)."""
     response = inp.tool_response
     if isinstance(response, str):
-        return excerpt(unnumbered(response)) if response.strip() else ""
+        return _cut(unnumbered(response), head, tail) if response.strip() else ""
     for source in (as_dict(response), as_dict(as_dict(response).get("file"))):
         for key in keys:
             value = source.get(key)
             if isinstance(value, list):
                 value = "\n".join(item for item in value if isinstance(item, str))
             if isinstance(value, str) and value.strip():
-                return excerpt(value)
+                return _cut(value, head, tail)
     return ""
+
+
+def _cut(text: str, head: int, tail: int) -> str:
+    return trim(masked_excerpt(text, head, tail), head + tail + 60)
 
 
 def write(inp: HookInput) -> list[Draft]:
