@@ -126,6 +126,7 @@ SHIMS = {
     "SessionStart": "session_start",
     "SessionEnd": "session_end",
     "PostCompact": "post_compact",
+    "Stop": "stop",
 }
 
 
