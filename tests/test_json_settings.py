@@ -25,6 +25,7 @@ from ctxmode.hosts.gemini import install as gemini_install
 from ctxmode.hosts.json_settings import Shape
 from ctxmode.hosts.qwen import install as qwen_install
 from ctxmode.settings import HookSpec
+from tests.helpers import cli
 
 PY = "/opt/py/bin/python3"
 PKG = "/opt/pkg/ctxmode"
@@ -272,3 +273,23 @@ def test_a_dry_run_writes_nothing(host: ModuleType) -> None:
     assert result.action == "installed" and result.diff
     assert not path.exists()
     assert not (Path(os.environ["CTXMODE_HOME"]) / "installed.json").exists()
+
+
+@pytest.mark.parametrize("text", ['{"hooks": [}', "\x0c"])
+def test_uninstall_of_a_file_that_is_no_json_is_a_clear_error(host: ModuleType, text: str) -> None:
+    path = _path(host)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    option = host.__name__.split(".")[-2]
+    result = cli("uninstall", "--host", option)  # raised, not caught, before the fix
+    assert result.exit_code == 1
+    assert f"{path}: line 1, column" in result.output and "invalid JSON" in result.output
+    assert path.read_text() == text
+
+
+def test_uninstall_of_a_json_file_that_is_no_object_finds_nothing(host: ModuleType) -> None:
+    path = _path(host)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[1]")
+    assert host.uninstall("user").action == "not installed"
+    assert path.read_text() == "[1]"

@@ -287,7 +287,13 @@ def uninstall(
     :func:`planned_removal`); None when it holds none."""
     target = os.path.realpath(path)
     old = _read(target)
-    if old is None or not settings.registrations(old):
+    if old is None:
+        return None
+    try:
+        settings.parse(old, path)  # a file that is no JSON is an error that names it
+    except SettingsError as exc:
+        raise InstallError(str(exc)) from None
+    if not settings.registrations(old):
         return None
     parse_or_raise(old, path)
     ledger = Ledger.load(env)
