@@ -115,13 +115,14 @@ def scoped_path(
     files: Mapping[str, tuple[str, str]],
     label: str,
 ) -> str:
-    """The scope's file (``files``: scope → (``"user"`` or ``"project"``, its name below
-    that folder)); ``label`` names the host in the error for an unknown scope."""
+    """The scope's file (``files``: scope → (``"user"`` or ``"project"``, its path below
+    that folder, ``/``-separated)); ``label`` names the host in the error for an unknown
+    scope."""
     if scope not in SCOPES:
         raise InstallError(f"unknown scope {scope!r} for {label} (expected user or project)")
     base, name = files[scope]
     if base == "user":
-        return os.path.join(user_dir, name)
+        return os.path.join(user_dir, *name.split("/"))
     if not project_dir:
         raise InstallError("the project scope needs a project directory")
     root = os.path.realpath(os.path.expanduser(project_dir))

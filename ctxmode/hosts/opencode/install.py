@@ -27,12 +27,12 @@ from ctxmode.config_files import InstallError, Ledger, Report, UsageError, displ
 from ctxmode.config_files import read_text as _read
 from ctxmode.config_files import unified_diff as _diff
 from ctxmode.config_files import write_atomic as _write_atomic
-from ctxmode.hosts import opencode, settings_cli
+from ctxmode.hosts import json_settings, opencode, settings_cli
 from ctxmode.hosts.opencode.plugin_file import installed_command as installed_command
 from ctxmode.hosts.opencode.plugin_file import is_ours as is_ours
 from ctxmode.settings import HookSpec
 
-SCOPES = ("user", "project")
+SCOPES = json_settings.SCOPES
 HELP = "OpenCode (a plugin in ~/.config/opencode/plugin/, or DIR/.opencode/plugin/ with --project)"
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugin.js")
 
@@ -66,17 +66,9 @@ def config_home(env: Mapping[str, str] | None = None) -> str:
 def plugin_path(
     scope: str, project_dir: str | None = None, env: Mapping[str, str] | None = None
 ) -> str:
-    if scope not in SCOPES:
-        raise InstallError(f"unknown scope {scope!r} for OpenCode (expected user or project)")
-    base, name = opencode.SETTINGS_FILES[scope]
-    if base == "user":
-        return os.path.join(config_home(env), *name.split("/"))
-    if not project_dir:
-        raise InstallError("the project scope needs a project directory")
-    root = os.path.realpath(os.path.expanduser(project_dir))
-    if not os.path.isdir(root):
-        raise InstallError(f"project directory not found: {root}")
-    return os.path.join(root, *name.split("/"))
+    return json_settings.scoped_path(
+        scope, project_dir, config_home(env), opencode.SETTINGS_FILES, "OpenCode"
+    )
 
 
 # --------------------------------------------------------------------------- the plugin
