@@ -42,13 +42,40 @@ def test_generated_blocks_are_fresh_and_links_whole() -> None:
     assert result.returncode == 0, result.stderr
 
 
+def render_in_a_fresh_process(text: str) -> str:
+    """``update_docs.render(text)`` in a process of its own.
+
+    click builds a command's help option once and keeps it (``Command._help_option``,
+    click >= 8.1.8), named after the context it was first built in: a test that invokes a
+    subcommand directly (``CliRunner().invoke(install_cmd.install, …)``) leaves it
+    ``--help`` alone, where ``ctxmode``'s root context says ``-h, --help``. Rendered in this
+    process, the help blocks would then depend on which tests ran before.
+    """
+    code = (
+        "import runpy, sys\n"
+        "render = runpy.run_path(sys.argv[1])['render']\n"
+        "sys.stdout.write(render(sys.stdin.read(), {}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(REPO / "scripts" / "update_docs.py")],
+        input=text,
+        capture_output=True,
+        encoding="utf-8",
+        cwd=REPO,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def test_the_check_sees_a_stale_help_block_and_a_missing_one() -> None:
     docs = _update_docs()
     page = (DOCS / "commands.md").read_text(encoding="utf-8")
     start = "<!-- help:ctxmode dump:start -->\n"
     stale = page.replace(start, start + "Usage: ctxmode dump --old-option\n", 1)
     assert stale != page
-    assert docs.render(stale, {}) == page  # rendering puts the code's help back
+    # Rendering puts the code's help back (in a fresh process: see its docstring).
+    assert render_in_a_fresh_process(stale) == page
     assert "help:ctxmode dump" in docs.required_blocks()
     assert "help:ctxmode config unset" in docs.required_blocks()  # subcommands too
 

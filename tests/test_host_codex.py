@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,15 @@ import pytest
 
 from ctxmode import hookrun
 from ctxmode.hosts import codex
+from ctxmode.hosts.codex import install as codex_config
+from ctxmode.hosts.codex import proof as codex_proof
 from ctxmode.hosts.codex import rollout as codex_rollout
+from tests import replies as replies_corpus
 from tests.helpers import cli
-from tests.hooktools import REPO, run_hook
+from tests.hooktools import REPO, hook_env, run_hook
 
 CODEX_FIXTURES = REPO / "tests" / "fixtures" / "codex-0.169.0"
+LATEST_STOP = REPO / "tests" / "fixtures" / "codex-0.171.0" / "Stop.json"
 RECORDED_PROJECT = "/tmp/proj"
 CODEX_EVENTS = [event for event, _, _ in codex.HOOKS]
 
@@ -132,11 +137,16 @@ def test_ledger_session_through_the_hooks(project: Path, rollout: Path) -> None:
         "PostToolUse.apply_patch.update.json",
         "PostToolUse.Bash.git_commit.json",
         "PostToolUse.Bash.failing_command.json",
+        "Stop.json",
         "SessionEnd.json",
     ):
         raw = load(name)
         assert hook(raw["hook_event_name"], moved(raw, project, rollout)) == b""
     rows = events(project)
+    # The text the turn ended with (Stop's last_assistant_message), as Claude Code's.
+    assert [d["text"] for d in of_type(rows, "assistant_reply")] == [
+        "Done: reconcile.py written and committed; the test file is still missing."
+    ]
     assert {
         "path": "src/ledger/reconcile.py",
         "kind": "create",
@@ -191,6 +201,29 @@ def test_after_compaction_resume_and_compact_hand_the_snapshot_once(
     assert "python3 tests/test_reconcile.py" in text  # the failure, from the rollout
     # and the turn's prompt gets nothing more
     assert all(out == b"" for event, _, out in outputs if event == "UserPromptSubmit")
+
+
+def test_the_turns_reply_is_kept_as_claude_codes_through_the_installed_command(
+    project: Path, tmp_path: Path
+) -> None:
+    """Codex 0.171.0's recorded Stop, run as Codex runs the command install registers
+    (``bash -c``, in the session's cwd): its reply stored masked and bounded, exactly as
+    Claude Code's Stop stores the same text, and nothing printed (a Stop hook's decision
+    would make Codex go on with the turn)."""
+    (spec,) = [s for s in codex_config.hook_specs() if s.event == "Stop"]
+    raw = {k: v for k, v in json.loads(LATEST_STOP.read_text()).items() if not k.startswith("_")}
+    payload = moved(raw, project, None) | {"last_assistant_message": replies_corpus.REPLY}
+    proc = subprocess.run(
+        [*codex_proof.shell(), spec.command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=project,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    replies_corpus.assert_kept_like_claude_codes(project, tmp_path)
 
 
 @pytest.mark.parametrize("event", CODEX_EVENTS)

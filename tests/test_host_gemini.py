@@ -22,6 +22,7 @@ import pytest
 
 from ctxmode.hosts import gemini
 from ctxmode.hosts.gemini import install as gemini_config
+from tests import replies as replies_corpus
 from tests.helpers import cli
 from tests.hooktools import REPO
 
@@ -165,6 +166,17 @@ def test_the_prompt_loses_the_context_the_cli_put_around_it() -> None:
     assert inp.raw["prompt"] == "fix it"  # what masking rebuilds the input from
 
 
+def test_after_agent_is_the_turns_reply() -> None:
+    """AfterAgent's ``prompt_response`` is Claude Code's Stop ``last_assistant_message``;
+    the prompt it repeats (BeforeAgent recorded it) is not read again."""
+    data = (FIXTURES / "AfterAgent.json").read_bytes()
+    for event in ("Stop", None):  # the shim names it; the payload names it AfterAgent
+        inp = gemini.parse(data, event)
+        assert inp.event == "Stop"
+        assert inp.last_assistant_message == "The module is written; its test file is missing."
+        assert not inp.prompt and "prompt_response" not in inp.raw
+
+
 def test_shell_result_reads_the_trailer_lines() -> None:
     text = "<untrusted_context>\nOutput: a\nb\nExit Code: 2\nProcess Group PGID: 9\n</untrusted_context>"
     assert gemini.shell_result(text) == ("a\nb", 2, "")
@@ -206,8 +218,22 @@ def test_the_recorded_session_is_recorded_as_the_repository_s(project: Path) -> 
     searches = [(d["tool"], d["pattern"], d.get("matches")) for d in of_type(rows, "file_search")]
     assert ("glob", "**/*.md", 1) in searches and ("grep_search", "tour", 1) in searches
     assert [s for s in searches if s[0] == "list_directory"] == [("list_directory", "*", LISTED)]
+    # Each turn's reply (AfterAgent's prompt_response), as Claude Code's Stop keeps it.
+    assert [d["text"] for d in of_type(rows, "assistant_reply")] == [
+        "The module is written; its test file is missing.",
+        "Tour finished.",
+    ]
     sessions = dump(project)["sessions"]
     assert [s.get("client") for s in sessions] == ["gemini"]
+
+
+def test_the_turns_reply_is_kept_as_claude_codes(project: Path, tmp_path: Path) -> None:
+    """The recorded AfterAgent through the installed command: the reply masked and bounded
+    exactly as Claude Code's Stop stores the same text; nothing printed (a decision there
+    would make Gemini retry the turn)."""
+    payload = moved(load("AfterAgent.json"), project) | {"prompt_response": replies_corpus.REPLY}
+    assert hook("AfterAgent", payload, project) == b""
+    replies_corpus.assert_kept_like_claude_codes(project, tmp_path)
 
 
 def test_the_snapshot_reaches_every_request_after_the_compression_once(project: Path) -> None:

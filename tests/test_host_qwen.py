@@ -22,6 +22,7 @@ import pytest
 from ctxmode.hosts import qwen
 from ctxmode.hosts.qwen import install as qwen_config
 from ctxmode.hosts.qwen.outline import outline
+from tests import replies as replies_corpus
 from tests.helpers import cli
 from tests.hooktools import REPO
 
@@ -225,8 +226,23 @@ def test_the_recorded_session_is_recorded_as_the_repository_s(project: Path) -> 
         "say hello in the default mode",
         "what is left to do?",
     ]
+    # Each turn's reply (Stop's last_assistant_message), as Claude Code's Stop keeps it.
+    assert sorted(d["text"] for d in of_type(found, "assistant_reply")) == [
+        "Carrying on.",
+        "Default mode done.",
+        "The module is written and committed; its test file is missing.",
+    ]
     sessions = dump(project)["sessions"]
     assert [s.get("client") for s in sessions] == ["qwen", "qwen"]  # ledger, default mode
+
+
+def test_the_turns_reply_is_kept_as_claude_codes(project: Path, tmp_path: Path) -> None:
+    """The recorded Stop through the installed command: the reply masked and bounded
+    exactly as Claude Code's Stop stores the same text; nothing printed (a decision there
+    would keep the turn going)."""
+    payload = moved(load("Stop.json"), project) | {"last_assistant_message": replies_corpus.REPLY}
+    assert hook("Stop", payload, project) == b""
+    replies_corpus.assert_kept_like_claude_codes(project, tmp_path)
 
 
 def test_the_snapshot_rides_the_next_prompt_once_as_an_outline(project: Path) -> None:

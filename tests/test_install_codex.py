@@ -62,7 +62,7 @@ def test_trusted_hash_is_codexs() -> None:
 
 def test_install_writes_hooks_and_their_trust(codex_home: Path) -> None:
     result = cli("install", "--host", "codex")
-    assert "for Codex: 5 hooks" in result.output
+    assert "for Codex: 6 hooks" in result.output
     hooks = json.loads((codex_home / "hooks.json").read_text())["hooks"]
     assert sorted(hooks) == sorted(event for event, _, _ in codex.HOOKS)
     command = hooks["PostToolUse"][0]["hooks"][0]["command"]
@@ -71,7 +71,7 @@ def test_install_writes_hooks_and_their_trust(codex_home: Path) -> None:
     key = f"{codex_home / 'hooks.json'}:post_tool_use:0:0"
     handler = hooks["PostToolUse"][0]["hooks"][0]
     assert state[key]["trusted_hash"] == codex_config.trusted_hash("PostToolUse", handler)
-    assert len(state) == 5
+    assert len(state) == 6
     for name in ("hooks.json", "config.toml"):
         assert stat.S_IMODE((codex_home / name).stat().st_mode) == 0o600
 
@@ -117,7 +117,7 @@ def test_upgrade_renews_the_hashes(codex_home: Path, tmp_path: Path) -> None:
     result = codex_config.install(python="/new/venv/bin/python")
     assert result.action == "updated"
     text = (codex_home / "config.toml").read_text()
-    assert text != old and text.count("trusted_hash") == 5
+    assert text != old and text.count("trusted_hash") == 6
     hooks = json.loads((codex_home / "hooks.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0]["hooks"][0]["command"].startswith("'/new/venv/bin/python'")
     assert len(hooks["PostToolUse"]) == 1  # replaced, not added
@@ -127,10 +127,10 @@ def test_both_scopes_keep_their_trust(codex_home: Path, project: Path) -> None:
     codex_config.install()
     codex_config.install("project", str(project))
     state = _toml((codex_home / "config.toml").read_text())["hooks"]["state"]  # type: ignore[index]
-    assert len(state) == 10
+    assert len(state) == 12
     codex_config.uninstall("project", str(project))
     state = _toml((codex_home / "config.toml").read_text())["hooks"]["state"]  # type: ignore[index]
-    assert len(state) == 5 and all(k.startswith(str(codex_home)) for k in state)
+    assert len(state) == 6 and all(k.startswith(str(codex_home)) for k in state)
 
 
 @pytest.mark.parametrize(
@@ -224,6 +224,7 @@ def test_the_sample_session_has_codexs_shapes(tmp_path: Path) -> None:
         "PostToolUse",
         "PostToolUse",
         "PostToolUse",
+        "Stop",
         "PreCompact",
         "SessionStart",
         "SessionStart",
@@ -249,8 +250,8 @@ def test_verify_runs_the_installed_hooks_as_codex_does(codex_home: Path, data_ro
     assert result.exit_code == 0, result.output
     line = result.output.strip()
     assert re.fullmatch(
-        rf"ctxmode {re.escape(ctxmode.__version__)} installed for Codex: 5 hooks in \S+, "
-        r"trusted in \S+ \(5 entries\); verified: 10 hook calls of a sample Codex session "
+        rf"ctxmode {re.escape(ctxmode.__version__)} installed for Codex: 6 hooks in \S+, "
+        r"trusted in \S+ \(6 entries\); verified: 11 hook calls of a sample Codex session "
         r"through them stored \d+ events, and its \d+-byte snapshot was injected after "
         r"compaction, claimed once",
         line,
@@ -262,7 +263,7 @@ def test_verify_runs_the_installed_hooks_as_codex_does(codex_home: Path, data_ro
 def test_verify_on_a_project_install(codex_home: Path, project: Path) -> None:
     result = cli("install", "--host", "codex", "--project", str(project), "--verify")
     assert result.exit_code == 0, result.output
-    assert "verified: 10 hook calls" in result.output
+    assert "verified: 11 hook calls" in result.output
 
 
 def test_verify_reports_a_broken_command(codex_home: Path) -> None:
@@ -271,7 +272,7 @@ def test_verify_reports_a_broken_command(codex_home: Path) -> None:
 
     codex_config.install(python="/nonexistent/venv/bin/python3")
     result = codex_proof.verify(str(codex_home / "hooks.json"))
-    assert not result.ok and result.calls == 10 and result.events == 0
+    assert not result.ok and result.calls == 11 and result.events == 0
     assert "PostToolUse exited 127" in result.problems
     assert any(
         p.startswith("PostToolUse wrote to stderr") and "nonexistent" in p for p in result.problems
@@ -301,7 +302,7 @@ def test_verify_reports_missing_handlers(codex_home: Path) -> None:
     result = codex_proof.verify(str(codex_home / "hooks.json"))
     assert result.problems == [
         "no ctxmode handler for PostToolUse, UserPromptSubmit, PreCompact, SessionStart, "
-        f"SessionEnd in {codex_home / 'hooks.json'}"
+        f"SessionEnd, Stop in {codex_home / 'hooks.json'}"
     ]
 
 
@@ -362,7 +363,7 @@ def test_what_codex_writes_into_the_block_survives_install_and_uninstall(
     # ... and so does an upgrade, which rewrites the block around the project's trust.
     codex_config.install("project", str(project), python="/new/venv/bin/python")
     assert codex_config.project_trust(config.read_text(), str(project)) == "trusted"
-    assert len(codex_config.trusted_block_entries(config.read_text())) == 5
+    assert len(codex_config.trusted_block_entries(config.read_text())) == 6
     codex_config.uninstall("project", str(project))
     # ctxmode's lines are gone, Codex's stay; the file ctxmode made holds them now.
     assert config.read_text() == f'\n[projects."{project}"]\ntrust_level = "trusted"\n'

@@ -44,7 +44,7 @@ def _settings(gemini_dir: Path) -> dict[str, object]:
 
 def test_install_writes_named_handlers_with_millisecond_timeouts(gemini_dir: Path) -> None:
     result = cli("install", "--host", "gemini")
-    assert "for Gemini CLI: 6 hooks in" in result.output
+    assert "for Gemini CLI: 7 hooks in" in result.output
     hooks = _settings(gemini_dir)["hooks"]
     assert isinstance(hooks, dict)
     assert sorted(hooks) == sorted(e for e, _, _ in gemini.HOOKS)
@@ -69,7 +69,7 @@ def test_uninstall_restores_the_users_file_byte_for_byte(gemini_dir: Path) -> No
     cli("install", "--host", "gemini")
     text = path.read_text()
     assert text.startswith('{\n    "security"')  # the user's layout kept
-    assert len(settings.registrations(text)) == 6
+    assert len(settings.registrations(text)) == 7
     assert "notify-me" in text
     cli("uninstall", "--host", "gemini")
     assert path.read_text() == USER_SETTINGS
@@ -156,7 +156,7 @@ def test_folder_trust_reads_gemini_s_rules(tmp_path: Path) -> None:
 
 def test_verify_runs_the_installed_hooks_as_gemini_does(data_root: Path) -> None:
     result = cli("install", "--host", "gemini", "--verify")
-    assert "; verified: 13 hook calls of a sample Gemini session" in result.output
+    assert "; verified: 14 hook calls of a sample Gemini session" in result.output
     assert "claimed once" in result.output
     assert not (data_root / "sessions").exists() or not list((data_root / "sessions").iterdir())
 

@@ -45,7 +45,7 @@ def _settings(qwen_dir: Path) -> dict[str, object]:
 
 def test_install_writes_claude_code_s_shape_and_one_narrow_allow_rule(qwen_dir: Path) -> None:
     result = cli("install", "--host", "qwen")
-    assert "for Qwen Code: 7 hooks in ~/.qwen/settings.json" in result.output
+    assert "for Qwen Code: 8 hooks in ~/.qwen/settings.json" in result.output
     assert "lookups are allowed" in result.output
     doc = _settings(qwen_dir)
     hooks = doc["hooks"]
@@ -80,7 +80,7 @@ def test_uninstall_restores_the_users_file_byte_for_byte(qwen_dir: Path) -> None
     cli("install", "--host", "qwen")
     text = path.read_text()
     assert text.startswith('{\n  "security"')  # the user's layout kept
-    assert len(settings.registrations(text)) == 7
+    assert len(settings.registrations(text)) == 8
     assert "notify-me" in text and "Bash(git status)" in text
     assert len(settings_permissions.current(text)) == 1
     cli("uninstall", "--host", "qwen")
@@ -160,7 +160,7 @@ def test_a_project_install_gets_no_rule_and_says_what_trust_needs(
 
 def test_verify_runs_the_installed_hooks_as_qwen_does(data_root: Path) -> None:
     result = cli("install", "--host", "qwen", "--verify")
-    assert "; verified: 15 hook calls of a sample Qwen session" in result.output
+    assert "; verified: 16 hook calls of a sample Qwen session" in result.output
     assert "claimed once" in result.output
     assert not (data_root / "sessions").exists() or not list((data_root / "sessions").iterdir())
 

@@ -1,4 +1,6 @@
-"""Claude Code Stop hook: record the turn's reply in ctxmode's store (see ctxmode.hookrun)."""
+"""The Stop hook: record the turn's reply in ctxmode's store (see ctxmode.hookrun).
+
+Claude Code, Codex and Qwen Code call it Stop; the Gemini CLI's AfterAgent runs it too."""
 
 import os
 import sys

@@ -1,7 +1,7 @@
 """What ``ctxmode install/uninstall --host NAME`` says, and ``install.sh --host NAME
 --dry-run``, for the hosts whose install writes ctxmode's hooks into one settings file
 (Gemini CLI, Copilot CLI, Qwen Code): one wording, one flow; each host passes its own
-``install``/``uninstall`` and names.
+``install``/``uninstall`` and names. The dry run serves Codex and OpenCode too.
 """
 
 from __future__ import annotations

@@ -14,72 +14,42 @@ provider: ``COPILOT_PROVIDER_BASE_URL`` (the local mock), ``COPILOT_PROVIDER_API
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.e2e import npm_cache
+from tests.e2e import npm_client
 from tests.e2e.npm_cache import Unavailable as Unavailable
 
 PACKAGE = "@github/copilot"
 DEFAULT_VERSION = "1.0.102"
 VERSION_ENV = "CTXMODE_E2E_COPILOT_VERSION"
-NPM_TIMEOUT = 900
 MODEL = "gpt-4.1"
 
-
-@dataclass(frozen=True)
-class CopilotInstall:
-    executable: Path
-    version: str
+CopilotInstall = npm_client.Install
 
 
 def requested_version() -> str:
-    return os.environ.get(VERSION_ENV, "").strip() or DEFAULT_VERSION
+    return npm_client.requested_version(VERSION_ENV, DEFAULT_VERSION)
 
 
 def _version_of(exe: Path) -> str | None:
-    with tempfile.TemporaryDirectory(prefix="ctxmode-copilot-version-") as home:
-        try:
-            out = subprocess.run(
-                [str(exe), "--version"],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-                env=hermetic_env(Path(home)),
-                stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-    for word in out.stdout.replace(",", " ").split():
+    out = npm_client.version_output(exe, "copilot", hermetic_env)
+    for word in (out.stdout if out is not None else "").replace(",", " ").split():
         word = word.strip().rstrip(".")
         if word[:1].isdigit() and word.count(".") == 2:
             return word
     return None
 
 
-def _find_executable(prefix: Path, version: str) -> Path | None:
-    exe = prefix / "node_modules" / ".bin" / "copilot"
-    return exe if _version_of(exe) == version else None
-
-
 def ensure_copilot(version: str | None = None) -> CopilotInstall:
     """The cached install of ``version`` (pinned by default), installing it first if needed."""
-    version = npm_cache.resolve_version(PACKAGE, version or requested_version())
-    exe = npm_cache.ensure_installed(
+    return npm_client.ensure(
         PACKAGE,
-        version,
-        folder=f"copilot-cli-{version}",
-        find=lambda prefix: _find_executable(prefix, version),
-        broken="`copilot --version` does not answer",
-        timeout=NPM_TIMEOUT,
+        version or requested_version(),
+        folder="copilot-cli",
+        command="copilot",
+        version_of=_version_of,
     )
-    return CopilotInstall(exe, version)
 
 
 _DROP_PREFIXES = (
@@ -101,21 +71,9 @@ _DROP_PREFIXES = (
 def hermetic_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The parent environment minus anything Copilot/GitHub/other clients/ctxmode/git,
     HOME=home."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP_PREFIXES)}
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_STATE_HOME=str(home / ".local" / "state"),
-        NO_PROXY="127.0.0.1,localhost",
-        GIT_AUTHOR_NAME="E2E Tester",
-        GIT_AUTHOR_EMAIL="e2e@example.invalid",
-        GIT_COMMITTER_NAME="E2E Tester",
-        GIT_COMMITTER_EMAIL="e2e@example.invalid",
-        GIT_CONFIG_NOSYSTEM="1",
+    return npm_client.hermetic_env(
+        home, _DROP_PREFIXES, extra, XDG_STATE_HOME=str(home / ".local" / "state")
     )
-    env.update(extra or {})
-    return env
 
 
 def offline_env(base_url: str, *, max_prompt_tokens: int | None = None) -> dict[str, str]:
@@ -131,19 +89,8 @@ def offline_env(base_url: str, *, max_prompt_tokens: int | None = None) -> dict[
     return env
 
 
-@dataclass
-class Run:
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
-
-    def describe(self) -> str:
-        return (
-            f"$ copilot {' '.join(self.args)[:300]}\nexit={self.returncode} in {self.seconds:.1f}s\n"
-            f"stderr: {self.stderr[-3000:]}\nstdout (tail): {self.stdout[-1500:]}"
-        )
+class Run(npm_client.Run):
+    PROGRAM = "copilot"
 
 
 def session_ids(home: Path) -> list[str]:
@@ -173,28 +120,8 @@ def run_copilot(
     if resume:
         args += [f"--resume={resume}"]
     args += ["-p", prompt]
-    run_env = dict(env)
-    run_env.update(offline_env(base_url, max_prompt_tokens=max_prompt_tokens))
-    started = time.monotonic()
-    try:
-        proc = subprocess.run(
-            [str(install.executable), *args],
-            cwd=cwd,
-            env=run_env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        code, out, err = proc.returncode, proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        code = -9
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err = (exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")) + (
-            f"\n[timed out after {timeout}s]"
-        )
-    return Run(args, code, out, err, time.monotonic() - started)
+    run_env = dict(env, **offline_env(base_url, max_prompt_tokens=max_prompt_tokens))
+    return npm_client.run(Run, install, args, cwd=cwd, env=run_env, timeout=timeout)
 
 
 def read_json(path: Path) -> dict[str, Any]:

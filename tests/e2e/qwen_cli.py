@@ -19,12 +19,11 @@ import os
 import signal
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.e2e import npm_cache
+from tests.e2e import npm_client
 
 # Re-exported: callers may catch qwen_cli.Unavailable (the same class as claude_cli's).
 from tests.e2e.npm_cache import Unavailable as Unavailable
@@ -32,7 +31,6 @@ from tests.e2e.npm_cache import Unavailable as Unavailable
 PACKAGE = "@qwen-code/qwen-code"
 DEFAULT_VERSION = "0.24.4"
 VERSION_ENV = "CTXMODE_E2E_QWEN_VERSION"
-NPM_TIMEOUT = 900
 MODEL = "mock-model"
 
 # What the hermetic HOME's settings hold besides the hooks.
@@ -46,52 +44,26 @@ BASE_SETTINGS: dict[str, Any] = {
     "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
 }
 
-
-@dataclass(frozen=True)
-class QwenInstall:
-    executable: Path
-    version: str
+QwenInstall = npm_client.Install
 
 
 def requested_version() -> str:
-    return os.environ.get(VERSION_ENV, "").strip() or DEFAULT_VERSION
+    return npm_client.requested_version(VERSION_ENV, DEFAULT_VERSION)
 
 
 def _version_of(exe: Path) -> str | None:
-    with tempfile.TemporaryDirectory(prefix="ctxmode-qwen-version-") as home:
-        try:
-            out = subprocess.run(
-                [str(exe), "--version"],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-                env=hermetic_env(Path(home)),
-                stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-    words = out.stdout.split()
-    return words[-1] if out.returncode == 0 and words else None
-
-
-def _find_executable(prefix: Path, version: str) -> Path | None:
-    exe = prefix / "node_modules" / ".bin" / "qwen"
-    return exe if _version_of(exe) == version else None
+    return npm_client.last_word(npm_client.version_output(exe, "qwen", hermetic_env))
 
 
 def ensure_qwen(version: str | None = None) -> QwenInstall:
     """The cached install of ``version`` (pinned by default), installing it first if needed."""
-    version = npm_cache.resolve_version(PACKAGE, version or requested_version())
-    exe = npm_cache.ensure_installed(
+    return npm_client.ensure(
         PACKAGE,
-        version,
-        folder=f"qwen-code-{version}",
-        find=lambda prefix: _find_executable(prefix, version),
-        broken="`qwen --version` does not answer",
-        timeout=NPM_TIMEOUT,
+        version or requested_version(),
+        folder="qwen-code",
+        command="qwen",
+        version_of=_version_of,
     )
-    return QwenInstall(exe, version)
 
 
 _DROP_PREFIXES = (
@@ -111,49 +83,26 @@ _DROP_PREFIXES = (
 
 def hermetic_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The parent environment minus anything Qwen/OpenAI/Claude/ctxmode/git, HOME=home."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP_PREFIXES)}
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        NO_PROXY="127.0.0.1,localhost",
-        GIT_AUTHOR_NAME="E2E Tester",
-        GIT_AUTHOR_EMAIL="e2e@example.invalid",
-        GIT_COMMITTER_NAME="E2E Tester",
-        GIT_COMMITTER_EMAIL="e2e@example.invalid",
-        GIT_CONFIG_NOSYSTEM="1",
-    )
-    env.pop("GITHUB_SHA", None)
-    env.update(extra or {})
-    return env
+    return npm_client.hermetic_env(home, _DROP_PREFIXES, extra)
 
 
 def prepare_home(home: Path, settings: dict[str, Any] | None = None) -> Path:
     """Write ``home/.qwen/settings.json`` (BASE_SETTINGS merged with ``settings``), keeping
     what is there; ``ctxmode install --host qwen`` adds its hooks to the same file."""
-    folder = home / ".qwen"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "settings.json"
-    document = json.loads(path.read_text()) if path.exists() else {}
-    for key, value in {**BASE_SETTINGS, **(settings or {})}.items():
-        document.setdefault(key, value)
-    path.write_text(json.dumps(document, indent=2) + "\n")
-    return path
+    return npm_client.prepare_home(home, ".qwen", BASE_SETTINGS, settings)
 
 
-@dataclass
-class Run:
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
+class Run(npm_client.Run):
+    PROGRAM = "qwen"
 
-    def describe(self) -> str:
-        return (
-            f"$ qwen {' '.join(self.args)}\nexit={self.returncode} in {self.seconds:.1f}s\n"
-            f"stderr: {self.stderr[-3000:]}\nstdout (tail): {self.stdout[-1500:]}"
-        )
+
+def _offline_env(base_url: str) -> dict[str, str]:
+    """The variables that run Qwen against the local Chat Completions mock."""
+    return {
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": "offline-dummy-key",
+        "OPENAI_MODEL": MODEL,
+    }
 
 
 def run_qwen(
@@ -168,34 +117,8 @@ def run_qwen(
 ) -> Run:
     """``qwen FLAGS PROMPT`` against the Chat Completions mock at ``base_url`` (its ``/v1``);
     never raises on exit."""
-    args = [*flags, prompt]
-    run_env = dict(env)
-    run_env.update(
-        OPENAI_BASE_URL=base_url,
-        OPENAI_API_KEY="offline-dummy-key",
-        OPENAI_MODEL=MODEL,
-        QWEN_CODE_SUPPRESS_YOLO_WARNING="1",
-    )
-    started = time.monotonic()
-    try:
-        proc = subprocess.run(
-            [str(install.executable), *args],
-            cwd=cwd,
-            env=run_env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        code, out, err = proc.returncode, proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        code = -9
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err = (exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")) + (
-            f"\n[timed out after {timeout}s]"
-        )
-    return Run(args, code, out, err, time.monotonic() - started)
+    run_env = dict(env, **_offline_env(base_url), QWEN_CODE_SUPPRESS_YOLO_WARNING="1")
+    return npm_client.run(Run, install, [*flags, prompt], cwd=cwd, env=run_env, timeout=timeout)
 
 
 @dataclass
@@ -227,8 +150,7 @@ def run_qwen_stream(
     import threading
 
     args = ["--input-format", "stream-json", "--output-format", "stream-json", *flags]
-    run_env = dict(env)
-    run_env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="offline-dummy-key", OPENAI_MODEL=MODEL)
+    run_env = dict(env, **_offline_env(base_url))
     with tempfile.TemporaryFile(mode="w+") as errors:
         proc = subprocess.Popen(
             [str(install.executable), *args],

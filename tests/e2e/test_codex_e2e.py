@@ -58,8 +58,8 @@ class CodexWorld:
         self.api: MockResponses | None = None
         # With the proof run: the installed commands fed a Codex session as Codex runs them.
         self.installed = self.ctxmode("install", "--host", "codex", *scope, "--verify")
-        assert "for Codex: 5 hooks" in self.installed.stdout, self.installed.stdout
-        assert "; verified: 10 hook calls" in self.installed.stdout, self.installed.stdout
+        assert "for Codex: 6 hooks" in self.installed.stdout, self.installed.stdout
+        assert "; verified: 11 hook calls" in self.installed.stdout, self.installed.stdout
 
     def ctxmode(self, *args: str) -> subprocess.CompletedProcess[str]:
         out = subprocess.run(
@@ -150,6 +150,13 @@ def test_codex_session_edits_commits_fails_compacts_and_resumes(world: CodexWorl
     errors = [cast(dict[str, Any], e["data"]) for e in events if e.get("type") == "tool_error"]
     # The exit code (2) lives in the rollout file only: read at SessionEnd.
     assert [e["key"] for e in errors] == [FAILING], events
+    # The turn's final text, from Codex's Stop hook (last_assistant_message).
+    replies = [
+        cast(dict[str, Any], e["data"])["text"]
+        for e in events
+        if e.get("type") == "assistant_reply"
+    ]
+    assert replies == ["Committed; its test is missing."], events
     # The resumed turn, compacted before it runs (Codex: PreCompact, PostCompact, then
     # SessionStart resume and compact, both of whose outputs reach the model).
     world.api.script = Steps(final="Next: write tests/test_reconcile.py.")

@@ -86,8 +86,8 @@ class GeminiWorld:
         gemini_cli.prepare_home(self.home)
         self.api: MockGemini | None = None
         self.installed = self.ctxmode("install", "--host", "gemini", *scope, "--verify")
-        assert "for Gemini CLI: 6 hooks" in self.installed.stdout, self.installed.stdout
-        assert "; verified: 13 hook calls" in self.installed.stdout, self.installed.stdout
+        assert "for Gemini CLI: 7 hooks" in self.installed.stdout, self.installed.stdout
+        assert "; verified: 14 hook calls" in self.installed.stdout, self.installed.stdout
 
     def env(self) -> dict[str, str]:
         env = self.e2e.env()
@@ -192,6 +192,9 @@ def test_gemini_session_writes_edits_fails_compresses_and_gets_its_snapshot_once
     assert str(errors[0]["error"]).startswith("Exit code 2"), errors
     prompts = [_data(e) for e in events if e.get("type") == "user_prompt"]
     assert [p.get("text") for p in prompts] == ["please fix the ledger module"], prompts
+    # The turn's final text, from Gemini's AfterAgent hook (prompt_response).
+    replies = [_data(e)["text"] for e in events if e.get("type") == "assistant_reply"]
+    assert replies == ["The module is written; its test file is missing."], events
 
     # The resumed turn: compressed before its second request (no hook says so).
     seen = len(api.requests)

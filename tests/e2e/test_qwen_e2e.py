@@ -81,9 +81,9 @@ class QwenWorld:
         self.script = Scripted(Steps(final="Ok.", is_compaction=is_compaction))
         self.api = MockChat(self.script, e2e.root / "qwen-requests.jsonl").__enter__()
         self.installed = self.ctxmode("install", "--host", "qwen", "--verify")
-        assert "for Qwen Code: 7 hooks" in self.installed.stdout, self.installed.stdout
+        assert "for Qwen Code: 8 hooks" in self.installed.stdout, self.installed.stdout
         assert "lookups are allowed" in self.installed.stdout, self.installed.stdout
-        assert "; verified: 15 hook calls" in self.installed.stdout, self.installed.stdout
+        assert "; verified: 16 hook calls" in self.installed.stdout, self.installed.stdout
 
     def env(self) -> dict[str, str]:
         env = self.e2e.env()
@@ -200,6 +200,9 @@ def test_qwen_session_is_recorded_and_its_snapshot_rides_the_next_prompt_once(
     assert str(errors[0]["error"]).startswith("Exit code 2"), errors
     commits = [_data(e).get("message") for e in events if e.get("type") == "git_commit"]
     assert commits == ["Reconcile ledger totals"], events
+    # The turn's final text, from Qwen's Stop hook (last_assistant_message).
+    replies = [_data(e)["text"] for e in events if e.get("type") == "assistant_reply"]
+    assert replies == ["The module is written and committed; its test file is missing."], events
 
     # /compress in a run of its own: PreCompact, PostCompact, SessionStart(compact), then
     # the process ends; nothing of it reaches a request.

@@ -16,6 +16,8 @@ Facts from Codex CLI 0.169.0 as run offline (``tests/fixtures/codex-0.169.0/``, 
   the session's rollout file (``hosts/codex/rollout``), read incrementally by ``late``.
 - Output: SessionStart and UserPromptSubmit take ``hookSpecificOutput.additionalContext``
   (the same JSON as Claude Code's; Codex's output schemas refuse unknown keys).
+- Stop carries the turn's reply as ``last_assistant_message``, as Claude Code's does: it is
+  kept as ``assistant_reply`` (``extract.replies``) with nothing converted.
 
 On the hook path: stdlib-light, nothing but ``ctxmode.payload`` and ``ctxmode.fastjson``
 (``rollout`` is imported by ``late`` only).
@@ -240,6 +242,10 @@ HOOKS: tuple[tuple[str, int, str | None], ...] = (
     ("PreCompact", 30, None),
     ("SessionStart", 30, None),
     ("SessionEnd", 3, None),
+    # The text each turn ended with (``last_assistant_message``, as Claude Code's Stop):
+    # what the agent found and told, which no tool call holds. Prints nothing: a Stop
+    # hook's ``decision: block`` would make Codex go on with the turn.
+    ("Stop", 10, None),
 )
 
 # Codex's name of each event in the trust keys of config.toml ([hooks.state."<file>:<label>:

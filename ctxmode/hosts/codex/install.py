@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,10 +41,10 @@ from ctxmode.config_files import InstallError, Ledger, Report, UsageError, displ
 from ctxmode.config_files import read_text as _read
 from ctxmode.config_files import unified_diff as _diff
 from ctxmode.config_files import write_keeping_mode as _write
-from ctxmode.hosts import codex
+from ctxmode.hosts import codex, json_settings, settings_cli
 from ctxmode.settings import HookSpec, SettingsError
 
-SCOPES = ("user", "project")
+SCOPES = json_settings.SCOPES
 # What ``ctxmode install --help`` says of this host (after its --host name).
 HELP = (
     "the Codex CLI (~/.codex/hooks.json and the trust entries of ~/.codex/config.toml; "
@@ -96,17 +95,9 @@ def codex_home(env: Mapping[str, str] | None = None) -> str:
 def hooks_path(
     scope: str, project_dir: str | None = None, env: Mapping[str, str] | None = None
 ) -> str:
-    if scope not in SCOPES:
-        raise CodexConfigError(f"unknown scope {scope!r} for Codex (expected user or project)")
-    base, name = codex.SETTINGS_FILES[scope]
-    if base == "user":
-        return os.path.join(codex_home(env), name)
-    if not project_dir:
-        raise CodexConfigError("the project scope needs a project directory")
-    root = os.path.realpath(os.path.expanduser(project_dir))
-    if not os.path.isdir(root):
-        raise CodexConfigError(f"project directory not found: {root}")
-    return os.path.join(root, *name.split("/"))
+    return json_settings.scoped_path(
+        scope, project_dir, codex_home(env), codex.SETTINGS_FILES, "Codex"
+    )
 
 
 def trust_path(env: Mapping[str, str] | None = None) -> str:
@@ -116,20 +107,17 @@ def trust_path(env: Mapping[str, str] | None = None) -> str:
 # --------------------------------------------------------------------------- handlers
 
 
-def _sh_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
 def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
     """ctxmode's handlers for Codex: this interpreter on the package's shims, ``--host codex``."""
-    python = os.path.abspath(python or sys.executable)
-    package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
-    specs = []
-    for event, timeout, matcher in codex.HOOKS:
-        script = os.path.join(package_dir, "hooks", settings.SHIMS[event] + ".py")
-        command = f"{_sh_quote(python)} -I -S {_sh_quote(script)} {HOST_ARGUMENT}"
-        specs.append(HookSpec(event, command, timeout, matcher))
-    return specs
+    return [
+        HookSpec(
+            event,
+            json_settings.shim_command(settings.SHIMS[event], python, package_dir, HOST_ARGUMENT),
+            timeout,
+            matcher,
+        )
+        for event, timeout, matcher in codex.HOOKS
+    ]
 
 
 def _canonical(value: Any) -> Any:
@@ -518,7 +506,7 @@ def uninstall(
                 raise CodexConfigError(f"{hooks_file}: {exc}") from None
             # Only a file install made goes (older installs said so in the block's flags).
             made_it = ledger.created(hooks_target, unknown="made=hooks.json" in flags)
-            if made_it and _holds_nothing(new_hooks):
+            if made_it and json_settings.holds_nothing(new_hooks):
                 new_hooks = None
     changed = new_hooks != old_hooks or new_trust != old_trust
     action = "removed" if changed else "not installed"
@@ -542,25 +530,8 @@ def uninstall(
 
 
 def dry_run_main(argv: Sequence[str]) -> int:
-    """``install.sh --host codex --dry-run``: the change this checkout would make, written
-    nowhere (run from the checkout by the system interpreter; no click). ``argv``: the
-    interpreter and package directory the environment would have, then the scope
-    arguments and ``--host codex``."""
-    python, package_dir, *rest = argv
-    rest = [arg for arg in rest if arg not in ("--host", "codex")]
-    scope, directory = "user", None
-    if rest and rest[0] == "--project" and len(rest) == 2:
-        scope, directory = "project", rest[1]
-    elif rest not in ([], ["--user"]):
-        print(f"ctxmode: error: unexpected arguments for Codex {rest}", file=sys.stderr)
-        return 2
-    try:
-        result = install(scope, directory, dry_run=True, python=python, package_dir=package_dir)
-    except CodexConfigError as exc:
-        print(f"ctxmode: error: {exc}", file=sys.stderr)
-        return 1
-    sys.stdout.write(result.diff or "nothing to change\n")
-    return 0
+    """``install.sh --host codex --dry-run`` (see :func:`ctxmode.hosts.settings_cli.dry_run_main`)."""
+    return settings_cli.dry_run_main(argv, "codex", "Codex", install)
 
 
 def trusted_block_entries(text: str) -> list[tuple[str, str]]:
@@ -570,17 +541,6 @@ def trusted_block_entries(text: str) -> list[tuple[str, str]]:
     if not block:
         return []
     return list(trusted_keys(block).items())
-
-
-def _holds_nothing(text: str) -> bool:
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return False
-    if not isinstance(value, dict):
-        return False
-    hooks = value.get("hooks")
-    return set(value) <= {"hooks"} and (not hooks or hooks == {})
 
 
 # --------------------------------------------------------------------------- what the CLI says

@@ -83,7 +83,8 @@ def _patch_output(text: str) -> str:
 
 def sample_session(project: str, scratch: str) -> list[proof.Call]:
     """A short ledger session in Codex 0.169.0's shapes: a patch, a commit, a test run that
-    fails (exit 2, known from the rollout file only), an automatic compaction, a resume."""
+    fails (exit 2, known from the rollout file only), the turn's reply (Stop), an automatic
+    compaction, a resume."""
     rollout = os.path.join(
         scratch,
         "codex-home",
@@ -156,6 +157,15 @@ def sample_session(project: str, scratch: str) -> list[proof.Call]:
             missing,
             _exec_result("call_000009", 0, "Reconcile ledger totals\n")
             + _exec_call("call_000012", FAILING),
+        ),
+        # The turn ends: Stop hands over the text it ended with (prints nothing).
+        call(
+            "Stop",
+            turn_id=TURN,
+            permission_mode="bypassPermissions",
+            stop_hook_active=False,
+            last_assistant_message="Done: reconcile.py written and committed; its test "
+            "file is still missing.",
         ),
         # The next turn starts with an automatic compaction; the failed run's exit code
         # reached the rollout file after its PostToolUse.

@@ -23,26 +23,15 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-import ctxmode
 from ctxmode import settings
-from ctxmode.config_files import (
-    InstallError,
-    Ledger,
-    Report,
-    UsageError,
-    display_path,
-)
+from ctxmode.config_files import InstallError, Report, UsageError, display_path
 from ctxmode.config_files import read_text as _read
-from ctxmode.config_files import unified_diff as _diff
-from ctxmode.config_files import write_keeping_mode as _write
-from ctxmode.hosts import copilot, settings_cli
-from ctxmode.settings import HookSpec, SettingsError
+from ctxmode.hosts import copilot, json_settings, settings_cli
+from ctxmode.settings import HookSpec
 
-SCOPES = ("user", "project")
+SCOPES = json_settings.SCOPES
 # What ``ctxmode install --help`` says of this host (after its --host name).
 HELP = (
     "GitHub Copilot CLI (~/.copilot/settings.json; --project DIR writes "
@@ -54,20 +43,12 @@ PROJECT_SEED = '{\n  "version": 1\n}\n'
 
 # The Copilot files cannot be changed safely; the message says why and where.
 CopilotConfigError = InstallError
-
-
-@dataclass(frozen=True)
-class CopilotResult:
-    """What install/uninstall did (or, with dry_run, would do) to a Copilot hooks file."""
-
-    scope: str
-    path: str
-    action: str  # installed, updated, unchanged, removed, deleted, not installed
-    changed: bool
-    dry_run: bool
-    diff: str
-    hooks: int  # ctxmode handlers in the file afterwards
-    notes: tuple[str, ...] = ()
+# What install/uninstall did (or, with dry_run, would do) to a Copilot hooks file.
+CopilotResult = json_settings.Result
+# Claude Code's shape; a file ctxmode made holds nothing once its hooks are gone but the
+# repository file's ``version`` (written with them). No install older than the ledger
+# wrote Copilot's files: no backup beside them to take in.
+SHAPE = json_settings.Shape(own_keys=frozenset({"hooks", "version"}), legacy_beside=False)
 
 
 # --------------------------------------------------------------------------- paths
@@ -75,51 +56,32 @@ class CopilotResult:
 
 def copilot_home(env: Mapping[str, str] | None = None) -> str:
     """Copilot's user folder: ``$COPILOT_HOME``, else ``~/.copilot``."""
-    env = os.environ if env is None else env
-    moved = env.get(copilot.USER_DIR_ENV, "").strip()
-    if moved:
-        return os.path.abspath(os.path.expanduser(moved))
-    home = env.get("HOME", "").strip()
-    home = os.path.expanduser(home) if home else os.path.expanduser("~")
-    return os.path.join(os.path.abspath(home), ".copilot")
+    return json_settings.user_folder(env, ".copilot", folder_var=copilot.USER_DIR_ENV)
 
 
 def settings_path(
     scope: str, project_dir: str | None = None, env: Mapping[str, str] | None = None
 ) -> str:
-    if scope not in SCOPES:
-        raise CopilotConfigError(
-            f"unknown scope {scope!r} for Copilot CLI (expected user or project)"
-        )
-    base, name = copilot.SETTINGS_FILES[scope]
-    if base == "user":
-        return os.path.join(copilot_home(env), name)
-    if not project_dir:
-        raise CopilotConfigError("the project scope needs a project directory")
-    root = os.path.realpath(os.path.expanduser(project_dir))
-    if not os.path.isdir(root):
-        raise CopilotConfigError(f"project directory not found: {root}")
-    return os.path.join(root, *name.split("/"))
+    return json_settings.scoped_path(
+        scope, project_dir, copilot_home(env), copilot.SETTINGS_FILES, "Copilot CLI"
+    )
 
 
 # --------------------------------------------------------------------------- handlers
 
 
-def _sh_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
 def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
     """ctxmode's handlers for Copilot: this interpreter on the package's shims (Copilot runs
     them with ``bash -c``), ``--host copilot``."""
-    python = os.path.abspath(python or sys.executable)
-    package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
-    specs = []
-    for event, timeout, matcher in copilot.HOOKS:
-        script = os.path.join(package_dir, "hooks", copilot.SHIMS[event] + ".py")
-        command = f"{_sh_quote(python)} -I -S {_sh_quote(script)} {HOST_ARGUMENT}"
-        specs.append(HookSpec(event, command, timeout, matcher))
-    return specs
+    return [
+        HookSpec(
+            event,
+            json_settings.shim_command(copilot.SHIMS[event], python, package_dir, HOST_ARGUMENT),
+            timeout,
+            matcher,
+        )
+        for event, timeout, matcher in copilot.HOOKS
+    ]
 
 
 # --------------------------------------------------------------------------- trust
@@ -147,11 +109,10 @@ def trusted_folders(config_text: str | None) -> list[str]:
 def folder_trusted(config_text: str | None, folder: str) -> bool:
     """Whether Copilot trusts ``folder`` (a trusted folder trusts what is below it)."""
     target = os.path.realpath(os.path.expanduser(folder))
-    for path in trusted_folders(config_text):
-        base = os.path.realpath(os.path.expanduser(path))
-        if target == base or target.startswith(base.rstrip("/") + "/"):
-            return True
-    return False
+    return any(
+        json_settings.within(target, os.path.realpath(os.path.expanduser(path)))
+        for path in trusted_folders(config_text)
+    )
 
 
 def config_path(env: Mapping[str, str] | None = None) -> str:
@@ -182,21 +143,6 @@ def project_notes(path: str, project_dir: str, env: Mapping[str, str] | None = N
 # --------------------------------------------------------------------------- files
 
 
-def _holds_nothing(text: str | None) -> bool:
-    """Whether a hooks file holds nothing but an empty ``hooks`` (and the repository
-    file's ``version``, which ctxmode wrote with it)."""
-    if text is None:
-        return True
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return False
-    if not isinstance(value, dict):
-        return False
-    hooks = value.get("hooks")
-    return set(value) <= {"hooks", "version"} and (not hooks or hooks == {})
-
-
 def install(
     scope: str = "user",
     project_dir: str | None = None,
@@ -207,37 +153,18 @@ def install(
 ) -> CopilotResult:
     """Merge ctxmode's handlers into Copilot's hooks file (a backup of the bytes before)."""
     path = settings_path(scope, project_dir, env)
-    target = os.path.realpath(path)
-    old = _read(target)
-    settings_cli.parse_or_raise(old or "", path)
-    # ctxmode's own repository file starts as Copilot's format wants it: {"version": 1}.
-    base = old if old is not None or scope != "project" else PROJECT_SEED
-    try:
-        new = settings.merge(base or "", hook_specs(python, package_dir))
-    except SettingsError as exc:
-        raise CopilotConfigError(f"{path}: {exc}") from None
-    changed = new != (old or "") or old is None
-    had = bool(old and settings.registrations(old))
-    action = "unchanged" if not changed else ("updated" if had else "installed")
-    diff = _diff(old, new, path) if changed else ""
-    if not dry_run and changed:
-        # The user's bytes before ctxmode's first entries (uninstall restores them) and
-        # what this write creates, noted in the data root before the file changes.
-        ledger = Ledger.load(env)
-        ledger.before_write(target, old, ours_before=had)
-        ledger.save()
-        _write(target, new)
-    notes = project_notes(path, project_dir or "", env) if scope == "project" else []
-    return CopilotResult(
-        scope,
+    specs = hook_specs(python, package_dir)
+    change = json_settings.install(
         path,
-        action,
-        changed,
-        dry_run,
-        diff,
-        len(settings.registrations(new)),
-        tuple(notes),
+        lambda text: settings.merge(text, specs),
+        SHAPE,
+        dry_run=dry_run,
+        env=env,
+        # ctxmode's own repository file starts as Copilot's format wants it: {"version": 1}.
+        seed=PROJECT_SEED if scope == "project" else None,
     )
+    notes = project_notes(path, project_dir or "", env) if scope == "project" else []
+    return json_settings.result(scope, path, change, dry_run=dry_run, notes=notes)
 
 
 def uninstall(
@@ -249,35 +176,8 @@ def uninstall(
     """Remove ctxmode's handlers from Copilot's hooks file; the file as it was before
     install when nothing else changed (its backup), else only ctxmode's entries go."""
     path = settings_path(scope, project_dir, env)
-    target = os.path.realpath(path)
-    old = _read(target)
-    if old is None or not settings.registrations(old):
-        return CopilotResult(scope, path, "not installed", False, dry_run, "", 0)
-    settings_cli.parse_or_raise(old, path)
-    ledger = Ledger.load(env)
-    backup = ledger.backup_text(target)
-    new: str | None
-    if settings.restores(old, backup):
-        new = backup
-    else:
-        try:
-            new = settings.unmerge(old)
-        except SettingsError as exc:
-            raise CopilotConfigError(f"{path}: {exc}") from None
-        if _holds_nothing(new) and ledger.created(target, unknown=False):
-            new = None  # ctxmode's own file: it goes away again (never an empty one of theirs)
-    diff = _diff(old, new, path)
-    if not dry_run:
-        if new is None:
-            os.unlink(target)
-        else:
-            _write(target, new)
-        ledger.forget(target)
-        ledger.remove_created_dirs(os.path.dirname(target))
-        ledger.try_save()
-    return CopilotResult(
-        scope, path, "deleted" if new is None else "removed", True, dry_run, diff, 0
-    )
+    change = json_settings.uninstall(path, SHAPE, dry_run=dry_run, env=env)
+    return json_settings.result(scope, path, change, dry_run=dry_run)
 
 
 def dry_run_main(argv: Sequence[str]) -> int:

@@ -20,6 +20,10 @@ Facts from Gemini CLI 0.61.0 as run offline (``tests/fixtures/gemini-cli-0.61.0/
   ``<state_snapshot>`` summary is found in the request (:func:`find_summary`) and the
   snapshot appended to that message (:func:`before_model_output`), on every request while
   the summary is in the history (``ctxmode.gemini_resume`` serves the same text each time).
+- ``AfterAgent`` (once per turn, after the final answer) carries the turn's reply as
+  ``prompt_response``: it becomes ctxmode's ``Stop`` with Claude Code's
+  ``last_assistant_message``, kept as ``assistant_reply`` (``extract.replies``). Its hook
+  prints nothing: a ``decision: deny`` there would make Gemini retry the turn.
 - ``GEMINI_PROJECT_DIR``/``GEMINI_CWD`` are where ``gemini`` started, not the repository:
   the payload's ``cwd`` is what ``paths.identify`` climbs from, as for the other hosts.
 
@@ -48,6 +52,7 @@ EVENTS = {
     "SessionStart": "SessionStart",
     "SessionEnd": "SessionEnd",
     "BeforeModel": "BeforeModel",
+    "AfterAgent": "Stop",
 }
 NATIVE = {neutral: native for native, neutral in EVENTS.items()}
 
@@ -350,7 +355,16 @@ def from_raw(raw: dict[str, Any], event: str | None) -> HookInput:
         found = find_summary(raw.get("llm_request"))
         raw["compact_summary"] = found[1] if found is not None else None
         raw["trigger"] = "auto"
+    elif name == "Stop":
+        _reply(raw)
     return _finish(payload.from_dict(raw, name))
+
+
+def _reply(raw: dict[str, Any]) -> None:
+    """AfterAgent's fields → Stop's, in place: ``prompt_response`` is the reply; the
+    prompt it repeats was recorded by BeforeAgent and is dropped (nothing reads it here)."""
+    raw["last_assistant_message"] = _str(raw.pop("prompt_response", None))
+    raw.pop("prompt", None)
 
 
 # BeforeModel's stdin is the whole conversation: parsed up to this size (the summary's
@@ -502,6 +516,8 @@ HOOKS: tuple[tuple[str, int, str | None], ...] = (
     ("SessionStart", 30000, ""),
     ("SessionEnd", 5000, ""),
     ("BeforeModel", 20000, None),
+    # The turn's reply (AfterAgent's prompt_response); it ignores the matcher.
+    ("AfterAgent", 10000, None),
 )
 # The handler names (Gemini dedups identical name:command pairs across settings layers).
 HANDLER_NAMES = {event: f"ctxmode-{event.lower()}" for event, _t, _m in HOOKS}
@@ -513,6 +529,7 @@ SHIMS = {
     "SessionStart": "session_start",
     "SessionEnd": "session_end",
     "BeforeModel": "before_model",
+    "AfterAgent": "stop",
 }
 
 # Gemini sets CLAUDE_PROJECT_DIR (and GEMINI_PROJECT_DIR) to the folder it started in, not

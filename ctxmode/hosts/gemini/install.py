@@ -19,32 +19,16 @@ CLI-only (``ctxmode install --host gemini``, ``doctor``): never imported by a ho
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-import ctxmode
 from ctxmode import settings
-from ctxmode.config_files import (
-    BACKUP_SUFFIX,
-    InstallError,
-    Ledger,
-    Report,
-    UsageError,
-    display_path,
-    legacy_backup,
-    legacy_created,
-)
+from ctxmode.config_files import InstallError, Report, UsageError, display_path
 from ctxmode.config_files import read_text as _read
-from ctxmode.config_files import unified_diff as _diff
-from ctxmode.config_files import write_keeping_mode as _write
-from ctxmode.hosts import gemini, settings_cli
-from ctxmode.settings import HookSpec, SettingsError
+from ctxmode.hosts import gemini, json_settings, settings_cli
+from ctxmode.settings import HookSpec
 
-SCOPES = ("user", "project")
+SCOPES = json_settings.SCOPES
 # What ``ctxmode install --help`` says of this host (after its --host name).
 HELP = "the Gemini CLI (~/.gemini/settings.json; --project DIR needs a folder Gemini trusts)"
 HOST_ARGUMENT = "--host gemini"
@@ -52,20 +36,11 @@ HOST_ARGUMENT = "--host gemini"
 
 # The Gemini settings cannot be changed safely; the message says why and where.
 GeminiConfigError = InstallError
-
-
-@dataclass(frozen=True)
-class GeminiResult:
-    """What install/uninstall did (or, with dry_run, would do) to Gemini's settings.json."""
-
-    scope: str
-    path: str
-    action: str  # installed, updated, unchanged, removed, deleted, not installed
-    changed: bool
-    dry_run: bool
-    diff: str
-    hooks: int  # ctxmode handlers in the file afterwards
-    notes: tuple[str, ...] = ()
+# What install/uninstall did (or, with dry_run, would do) to Gemini's settings.json.
+GeminiResult = json_settings.Result
+# Claude Code's shape: ctxmode's handlers are its hooks, the file held nothing else when
+# it holds no other key; an older version may have kept a backup beside it.
+SHAPE = json_settings.Shape()
 
 
 # --------------------------------------------------------------------------- paths
@@ -74,26 +49,15 @@ class GeminiResult:
 def gemini_home(env: Mapping[str, str] | None = None) -> str:
     """Gemini's user folder: ``$GEMINI_CLI_HOME/.gemini`` (the CLI's home override), else
     ``~/.gemini``."""
-    env = os.environ if env is None else env
-    home = env.get(gemini.USER_DIR_ENV, "").strip() or env.get("HOME", "").strip()
-    home = os.path.expanduser(home) if home else os.path.expanduser("~")
-    return os.path.join(os.path.abspath(home), ".gemini")
+    return json_settings.user_folder(env, ".gemini", home_var=gemini.USER_DIR_ENV)
 
 
 def settings_path(
     scope: str, project_dir: str | None = None, env: Mapping[str, str] | None = None
 ) -> str:
-    if scope not in SCOPES:
-        raise GeminiConfigError(f"unknown scope {scope!r} for Gemini (expected user or project)")
-    base, name = gemini.SETTINGS_FILES[scope]
-    if base == "user":
-        return os.path.join(gemini_home(env), name)
-    if not project_dir:
-        raise GeminiConfigError("the project scope needs a project directory")
-    root = os.path.realpath(os.path.expanduser(project_dir))
-    if not os.path.isdir(root):
-        raise GeminiConfigError(f"project directory not found: {root}")
-    return os.path.join(root, *name.split("/"))
+    return json_settings.scoped_path(
+        scope, project_dir, gemini_home(env), gemini.SETTINGS_FILES, "Gemini"
+    )
 
 
 def trust_path(env: Mapping[str, str] | None = None) -> str:
@@ -103,52 +67,31 @@ def trust_path(env: Mapping[str, str] | None = None) -> str:
 # --------------------------------------------------------------------------- handlers
 
 
-def _sh_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
 def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
     """ctxmode's handlers for Gemini: this interpreter on the package's shims (Gemini runs
     them with ``bash -c``), ``--host gemini`` (BeforeModel's shim is Gemini's alone)."""
-    python = os.path.abspath(python or sys.executable)
-    package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
-    specs = []
-    for event, timeout, matcher in gemini.HOOKS:
-        script = os.path.join(package_dir, "hooks", gemini.SHIMS[event] + ".py")
-        command = f"{_sh_quote(python)} -I -S {_sh_quote(script)}"
-        if event != "BeforeModel":
-            command += f" {HOST_ARGUMENT}"
-        specs.append(HookSpec(event, command, timeout, matcher, name=gemini.HANDLER_NAMES[event]))
-    return specs
+    return [
+        HookSpec(
+            event,
+            json_settings.shim_command(
+                gemini.SHIMS[event],
+                python,
+                package_dir,
+                HOST_ARGUMENT if event != "BeforeModel" else "",
+            ),
+            timeout,
+            matcher,
+            name=gemini.HANDLER_NAMES[event],
+        )
+        for event, timeout, matcher in gemini.HOOKS
+    ]
 
 
 # --------------------------------------------------------------------------- trust
 
 
-def folder_trust(trust_text: str | None, folder: str) -> str | None:
-    """What ``trustedFolders.json`` says of ``folder``: ``TRUST_FOLDER`` (the folder or a
-    parent is trusted), ``DO_NOT_TRUST``, or None (not named). The most specific rule wins;
-    ``TRUST_PARENT`` on a path trusts the folder that holds it."""
-    if not trust_text:
-        return None
-    try:
-        rules = json.loads(trust_text)
-    except ValueError:
-        return None
-    if not isinstance(rules, dict):
-        return None
-    target = os.path.realpath(os.path.expanduser(folder))
-    best: tuple[int, str] | None = None
-    for path, level in rules.items():
-        if not isinstance(path, str) or not isinstance(level, str):
-            continue
-        base = os.path.realpath(os.path.expanduser(path))
-        if level == "TRUST_PARENT":
-            base, level = os.path.dirname(base), "TRUST_FOLDER"
-        inside = target == base or target.startswith(base.rstrip("/") + "/")
-        if inside and (best is None or len(base) > best[0]):
-            best = (len(base), level)
-    return best[1] if best is not None else None
+# What trustedFolders.json says of a folder (Qwen's file has the same rules).
+folder_trust = json_settings.folder_trust
 
 
 def project_notes(path: str, project_dir: str, env: Mapping[str, str] | None = None) -> list[str]:
@@ -180,19 +123,6 @@ def project_notes(path: str, project_dir: str, env: Mapping[str, str] | None = N
 # --------------------------------------------------------------------------- files
 
 
-def _holds_nothing(text: str | None) -> bool:
-    if text is None:
-        return True
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return False
-    if not isinstance(value, dict):
-        return False
-    hooks = value.get("hooks")
-    return set(value) <= {"hooks"} and (not hooks or hooks == {})
-
-
 def install(
     scope: str = "user",
     project_dir: str | None = None,
@@ -203,40 +133,12 @@ def install(
 ) -> GeminiResult:
     """Merge ctxmode's handlers into Gemini's settings.json (a backup of the bytes before)."""
     path = settings_path(scope, project_dir, env)
-    target = os.path.realpath(path)
-    old = _read(target)
-    settings_cli.parse_or_raise(old or "", path)
-    try:
-        new = settings.merge(old or "", hook_specs(python, package_dir))
-    except SettingsError as exc:
-        raise GeminiConfigError(f"{path}: {exc}") from None
-    changed = new != (old or "") or old is None
-    had = bool(old and settings.registrations(old))
-    action = "unchanged" if not changed else ("updated" if had else "installed")
-    diff = _diff(old, new, path) if changed else ""
-    if not dry_run:
-        # The user's bytes before ctxmode's first entries (uninstall restores them) and
-        # what this write creates, noted in the data root before the file changes; a
-        # backup an older version kept beside the file moves in.
-        ledger = Ledger.load(env)
-        noted = ledger.adopt(target, [target + BACKUP_SUFFIX], _ours_alone)
-        if changed:
-            ledger.before_write(target, old, ours_before=had)
-        if noted or changed:
-            ledger.save()
-        if changed:
-            _write(target, new)
-    notes = project_notes(path, project_dir or "", env) if scope == "project" else []
-    return GeminiResult(
-        scope,
-        path,
-        action,
-        changed,
-        dry_run,
-        diff,
-        len(settings.registrations(new)),
-        tuple(notes),
+    specs = hook_specs(python, package_dir)
+    change = json_settings.install(
+        path, lambda text: settings.merge(text, specs), SHAPE, dry_run=dry_run, env=env
     )
+    notes = project_notes(path, project_dir or "", env) if scope == "project" else []
+    return json_settings.result(scope, path, change, dry_run=dry_run, notes=notes)
 
 
 def uninstall(
@@ -248,52 +150,8 @@ def uninstall(
     """Remove ctxmode's handlers from Gemini's settings.json; the file as it was before
     install when nothing else changed (its backup), else only ctxmode's entries go."""
     path = settings_path(scope, project_dir, env)
-    target = os.path.realpath(path)
-    old = _read(target)
-    if old is None or not settings.registrations(old):
-        return GeminiResult(scope, path, "not installed", False, dry_run, "", 0)
-    settings_cli.parse_or_raise(old, path)
-    ledger = Ledger.load(env)
-    beside = [target + BACKUP_SUFFIX]
-    legacy = legacy_backup(beside)
-    backup = ledger.backup_text(target)
-    if backup is None:
-        backup = legacy
-    new: str | None
-    if settings.restores(old, backup):
-        new = backup
-    else:
-        try:
-            new = settings.unmerge(old)
-        except SettingsError as exc:
-            raise GeminiConfigError(f"{path}: {exc}") from None
-        if _holds_nothing(new) and ledger.created(
-            target, unknown=legacy_created(legacy, _ours_alone)
-        ):
-            new = None  # ctxmode's own file: it goes away again (never an empty one of theirs)
-    diff = _diff(old, new, path)
-    if not dry_run:
-        if new is None:
-            os.unlink(target)
-        else:
-            _write(target, new)
-        ledger.forget(target)
-        for stale in beside:
-            with contextlib.suppress(OSError):
-                os.unlink(stale)
-        ledger.remove_created_dirs(os.path.dirname(target))
-        ledger.try_save()
-    return GeminiResult(
-        scope, path, "deleted" if new is None else "removed", True, dry_run, diff, 0
-    )
-
-
-def _ours_alone(text: str) -> bool:
-    """Whether a settings text holds ctxmode's handlers and nothing else."""
-    try:
-        return bool(settings.registrations(text)) and _holds_nothing(settings.unmerge(text))
-    except SettingsError:
-        return False
+    change = json_settings.uninstall(path, SHAPE, dry_run=dry_run, env=env)
+    return json_settings.result(scope, path, change, dry_run=dry_run)
 
 
 def dry_run_main(argv: Sequence[str]) -> int:

@@ -27,12 +27,12 @@ from ctxmode.config_files import InstallError, Ledger, Report, UsageError, displ
 from ctxmode.config_files import read_text as _read
 from ctxmode.config_files import unified_diff as _diff
 from ctxmode.config_files import write_atomic as _write_atomic
-from ctxmode.hosts import opencode
+from ctxmode.hosts import json_settings, opencode, settings_cli
 from ctxmode.hosts.opencode.plugin_file import installed_command as installed_command
 from ctxmode.hosts.opencode.plugin_file import is_ours as is_ours
 from ctxmode.settings import HookSpec
 
-SCOPES = ("user", "project")
+SCOPES = json_settings.SCOPES
 HELP = "OpenCode (a plugin in ~/.config/opencode/plugin/, or DIR/.opencode/plugin/ with --project)"
 TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugin.js")
 
@@ -66,17 +66,9 @@ def config_home(env: Mapping[str, str] | None = None) -> str:
 def plugin_path(
     scope: str, project_dir: str | None = None, env: Mapping[str, str] | None = None
 ) -> str:
-    if scope not in SCOPES:
-        raise InstallError(f"unknown scope {scope!r} for OpenCode (expected user or project)")
-    base, name = opencode.SETTINGS_FILES[scope]
-    if base == "user":
-        return os.path.join(config_home(env), *name.split("/"))
-    if not project_dir:
-        raise InstallError("the project scope needs a project directory")
-    root = os.path.realpath(os.path.expanduser(project_dir))
-    if not os.path.isdir(root):
-        raise InstallError(f"project directory not found: {root}")
-    return os.path.join(root, *name.split("/"))
+    return json_settings.scoped_path(
+        scope, project_dir, config_home(env), opencode.SETTINGS_FILES, "OpenCode"
+    )
 
 
 # --------------------------------------------------------------------------- the plugin
@@ -191,24 +183,8 @@ def uninstall(
 
 
 def dry_run_main(argv: Sequence[str]) -> int:
-    """``install.sh --host opencode --dry-run``: the change this checkout would make, written
-    nowhere (no click). ``argv``: the interpreter and package directory, then the scope
-    arguments and ``--host opencode``."""
-    python, package_dir, *rest = argv
-    rest = [arg for arg in rest if arg not in ("--host", "opencode")]
-    scope, directory = "user", None
-    if rest and rest[0] == "--project" and len(rest) == 2:
-        scope, directory = "project", rest[1]
-    elif rest not in ([], ["--user"]):
-        print(f"ctxmode: error: unexpected arguments for OpenCode {rest}", file=sys.stderr)
-        return 2
-    try:
-        result = install(scope, directory, dry_run=True, python=python, package_dir=package_dir)
-    except InstallError as exc:
-        print(f"ctxmode: error: {exc}", file=sys.stderr)
-        return 1
-    sys.stdout.write(result.diff or "nothing to change\n")
-    return 0
+    """``install.sh --host opencode --dry-run`` (see :func:`ctxmode.hosts.settings_cli.dry_run_main`)."""
+    return settings_cli.dry_run_main(argv, "opencode", "OpenCode", install)
 
 
 # --------------------------------------------------------------------------- what the CLI says

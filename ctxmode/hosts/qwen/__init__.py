@@ -20,6 +20,8 @@ Facts from Qwen Code 0.24.4 as run offline (``tests/fixtures/qwen-code-0.24.4/``
 - Qwen escapes ``<`` and ``>`` in every ``additionalContext`` (``&lt;``/``&gt;``): an XML
   snapshot would reach the model as entity soup. :func:`output` hands the same snapshot over
   as an outline without angle brackets (``ctxmode.hosts.qwen.outline``).
+- Stop carries the turn's reply as Claude Code's does (``last_assistant_message``): kept
+  as ``assistant_reply`` (``extract.replies``) with nothing converted.
 - ``QWEN_PROJECT_DIR``/``CLAUDE_PROJECT_DIR`` name the folder qwen started in: the project
   is climbed to from the payload's cwd, as for Gemini.
 
@@ -295,6 +297,9 @@ HOOKS: tuple[tuple[str, int, str | None], ...] = (
     ("SessionStart", 30, None),
     ("SessionEnd", 5, None),
     ("PostCompact", 10, None),
+    # The text each turn ended with (``last_assistant_message``, as Claude Code's Stop),
+    # kept as ``assistant_reply``. Prints nothing (a Stop hook's decision could block).
+    ("Stop", 10, None),
 )
 
 # QWEN_PROJECT_DIR and CLAUDE_PROJECT_DIR are the folder qwen started in, not the

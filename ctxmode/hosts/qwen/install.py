@@ -25,33 +25,19 @@ CLI-only (``ctxmode install --host qwen``, ``doctor``): never imported by a hook
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-import ctxmode
 from ctxmode import settings
-from ctxmode.config_files import (
-    BACKUP_SUFFIX,
-    InstallError,
-    Ledger,
-    Report,
-    UsageError,
-    display_path,
-    legacy_backup,
-    legacy_created,
-)
+from ctxmode.config_files import InstallError, Report, UsageError, display_path
 from ctxmode.config_files import read_text as _read
-from ctxmode.config_files import unified_diff as _diff
-from ctxmode.config_files import write_keeping_mode as _write
-from ctxmode.hosts import qwen, settings_cli
+from ctxmode.hosts import json_settings, qwen, settings_cli
 from ctxmode.hosts.claude_code import settings_permissions
 from ctxmode.settings import HookSpec, SettingsError
 
-SCOPES = ("user", "project")
+SCOPES = json_settings.SCOPES
 # What ``ctxmode install --help`` says of this host (after its --host name).
 HELP = "Qwen Code (~/.qwen/settings.json, or $QWEN_HOME; --project DIR: DIR/.qwen/settings.json)"
 HOST_ARGUMENT = "--host qwen"
@@ -59,21 +45,9 @@ HOST_ARGUMENT = "--host qwen"
 
 # The Qwen settings cannot be changed safely; the message says why and where.
 QwenConfigError = InstallError
-
-
-@dataclass(frozen=True)
-class QwenResult:
-    """What install/uninstall did (or, with dry_run, would do) to Qwen's settings.json."""
-
-    scope: str
-    path: str
-    action: str  # installed, updated, unchanged, removed, deleted, not installed
-    changed: bool
-    dry_run: bool
-    diff: str
-    hooks: int  # ctxmode handlers in the file afterwards
-    notes: tuple[str, ...] = ()
-    rules: tuple[str, ...] = ()  # ctxmode's permissions.allow rules in the file afterwards
+# What install/uninstall did (or, with dry_run, would do) to Qwen's settings.json; its
+# ``rules``: ctxmode's permissions.allow rules in the file afterwards.
+QwenResult = json_settings.Result
 
 
 # --------------------------------------------------------------------------- paths
@@ -81,29 +55,15 @@ class QwenResult:
 
 def qwen_home(env: Mapping[str, str] | None = None) -> str:
     """Qwen's user folder: ``$QWEN_HOME`` itself (0.24.4's override), else ``~/.qwen``."""
-    env = os.environ if env is None else env
-    own = env.get(qwen.USER_DIR_ENV, "").strip()
-    if own:
-        return os.path.abspath(os.path.expanduser(own))
-    home = env.get("HOME", "").strip()
-    home = os.path.expanduser(home) if home else os.path.expanduser("~")
-    return os.path.join(os.path.abspath(home), ".qwen")
+    return json_settings.user_folder(env, ".qwen", folder_var=qwen.USER_DIR_ENV)
 
 
 def settings_path(
     scope: str, project_dir: str | None = None, env: Mapping[str, str] | None = None
 ) -> str:
-    if scope not in SCOPES:
-        raise QwenConfigError(f"unknown scope {scope!r} for Qwen (expected user or project)")
-    base, name = qwen.SETTINGS_FILES[scope]
-    if base == "user":
-        return os.path.join(qwen_home(env), name)
-    if not project_dir:
-        raise QwenConfigError("the project scope needs a project directory")
-    root = os.path.realpath(os.path.expanduser(project_dir))
-    if not os.path.isdir(root):
-        raise QwenConfigError(f"project directory not found: {root}")
-    return os.path.join(root, *name.split("/"))
+    return json_settings.scoped_path(
+        scope, project_dir, qwen_home(env), qwen.SETTINGS_FILES, "Qwen"
+    )
 
 
 def trust_path(env: Mapping[str, str] | None = None) -> str:
@@ -111,10 +71,6 @@ def trust_path(env: Mapping[str, str] | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- handlers
-
-
-def _sh_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 # Each event's shim (ctxmode/hooks/<shim>.py): Qwen's events are Claude Code's.
@@ -126,20 +82,22 @@ SHIMS = {
     "SessionStart": "session_start",
     "SessionEnd": "session_end",
     "PostCompact": "post_compact",
+    "Stop": "stop",
 }
 
 
 def hook_specs(python: str | None = None, package_dir: str | None = None) -> list[HookSpec]:
     """ctxmode's handlers for Qwen: this interpreter on the package's shims (Qwen runs
     them through a shell), ``--host qwen``."""
-    python = os.path.abspath(python or sys.executable)
-    package_dir = os.path.abspath(package_dir or os.path.dirname(ctxmode.__file__))
-    specs = []
-    for event, timeout, matcher in qwen.HOOKS:
-        script = os.path.join(package_dir, "hooks", SHIMS[event] + ".py")
-        command = f"{_sh_quote(python)} -I -S {_sh_quote(script)} {HOST_ARGUMENT}"
-        specs.append(HookSpec(event, command, timeout, matcher))
-    return specs
+    return [
+        HookSpec(
+            event,
+            json_settings.shim_command(SHIMS[event], python, package_dir, HOST_ARGUMENT),
+            timeout,
+            matcher,
+        )
+        for event, timeout, matcher in qwen.HOOKS
+    ]
 
 
 def lookup_rules(scope: str, python: str | None = None) -> tuple[list[str], str]:
@@ -177,30 +135,8 @@ def _unmerge_all(text: str) -> str:
 # --------------------------------------------------------------------------- trust
 
 
-def folder_trust(trust_text: str | None, folder: str) -> str | None:
-    """What ``trustedFolders.json`` says of ``folder``: ``TRUST_FOLDER`` (the folder or a
-    parent is trusted), ``DO_NOT_TRUST``, or None (not named). The most specific rule wins;
-    ``TRUST_PARENT`` on a path trusts the folder that holds it."""
-    if not trust_text:
-        return None
-    try:
-        rules = json.loads(trust_text)
-    except ValueError:
-        return None
-    if not isinstance(rules, dict):
-        return None
-    target = os.path.realpath(os.path.expanduser(folder))
-    best: tuple[int, str] | None = None
-    for path, level in rules.items():
-        if not isinstance(path, str) or not isinstance(level, str):
-            continue
-        base = os.path.realpath(os.path.expanduser(path))
-        if level == "TRUST_PARENT":
-            base, level = os.path.dirname(base), "TRUST_FOLDER"
-        inside = target == base or target.startswith(base.rstrip("/") + "/")
-        if inside and (best is None or len(base) > best[0]):
-            best = (len(base), level)
-    return best[1] if best is not None else None
+# What trustedFolders.json says of a folder (Gemini's rules: Qwen Code is its fork).
+folder_trust = json_settings.folder_trust
 
 
 def folder_trust_enabled(user_text: str | None) -> bool:
@@ -248,116 +184,6 @@ def project_notes(path: str, project_dir: str, env: Mapping[str, str] | None = N
 # --------------------------------------------------------------------------- files
 
 
-def _holds_nothing(text: str | None) -> bool:
-    if text is None:
-        return True
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return False
-    if not isinstance(value, dict):
-        return False
-    hooks = value.get("hooks")
-    return set(value) <= {"hooks"} and (not hooks or hooks == {})
-
-
-def install(
-    scope: str = "user",
-    project_dir: str | None = None,
-    dry_run: bool = False,
-    python: str | None = None,
-    package_dir: str | None = None,
-    env: Mapping[str, str] | None = None,
-) -> QwenResult:
-    """Merge ctxmode's handlers into Qwen's settings.json (a backup of the bytes before)."""
-    path = settings_path(scope, project_dir, env)
-    target = os.path.realpath(path)
-    old = _read(target)
-    settings_cli.parse_or_raise(old or "", path)
-    rules, why_no_rule = lookup_rules(scope, python)
-    try:
-        new = _merge_all(old or "", hook_specs(python, package_dir), rules)
-    except SettingsError as exc:
-        raise QwenConfigError(f"{path}: {exc}") from None
-    changed = new != (old or "") or old is None
-    had = bool(old and settings.registrations(old))
-    action = "unchanged" if not changed else ("updated" if had else "installed")
-    diff = _diff(old, new, path) if changed else ""
-    if not dry_run:
-        # The user's bytes before ctxmode's first entries (uninstall restores them) and
-        # what this write creates, noted in the data root before the file changes; a
-        # backup an older version kept beside the file moves in.
-        ledger = Ledger.load(env)
-        noted = ledger.adopt(target, [target + BACKUP_SUFFIX], _ours_alone)
-        if changed:
-            ledger.before_write(target, old, ours_before=had)
-        if noted or changed:
-            ledger.save()
-        if changed:
-            _write(target, new)
-    notes = project_notes(path, project_dir or "", env) if scope == "project" else []
-    if why_no_rule:
-        notes.append(why_no_rule)
-    return QwenResult(
-        scope,
-        path,
-        action,
-        changed,
-        dry_run,
-        diff,
-        len(settings.registrations(new)),
-        tuple(notes),
-        tuple(settings_permissions.current(new)),
-    )
-
-
-def uninstall(
-    scope: str = "user",
-    project_dir: str | None = None,
-    dry_run: bool = False,
-    env: Mapping[str, str] | None = None,
-) -> QwenResult:
-    """Remove ctxmode's handlers from Qwen's settings.json; the file as it was before
-    install when nothing else changed (its backup), else only ctxmode's entries go."""
-    path = settings_path(scope, project_dir, env)
-    target = os.path.realpath(path)
-    old = _read(target)
-    if old is None or not settings.registrations(old):
-        return QwenResult(scope, path, "not installed", False, dry_run, "", 0)
-    settings_cli.parse_or_raise(old, path)
-    ledger = Ledger.load(env)
-    beside = [target + BACKUP_SUFFIX]
-    legacy = legacy_backup(beside)
-    backup = ledger.backup_text(target)
-    if backup is None:
-        backup = legacy
-    new: str | None
-    if _restores(old, backup):
-        new = backup
-    else:
-        try:
-            new = _unmerge_all(old)
-        except SettingsError as exc:
-            raise QwenConfigError(f"{path}: {exc}") from None
-        if _holds_nothing(new) and ledger.created(
-            target, unknown=legacy_created(legacy, _ours_alone)
-        ):
-            new = None  # ctxmode's own file: it goes away again (never an empty one of theirs)
-    diff = _diff(old, new, path)
-    if not dry_run:
-        if new is None:
-            os.unlink(target)
-        else:
-            _write(target, new)
-        ledger.forget(target)
-        for stale in beside:
-            with contextlib.suppress(OSError):
-                os.unlink(stale)
-        ledger.remove_created_dirs(os.path.dirname(target))
-        ledger.try_save()
-    return QwenResult(scope, path, "deleted" if new is None else "removed", True, dry_run, diff, 0)
-
-
 def _restores(current: str, backup: str | None) -> bool:
     """Whether ``current`` is exactly ``backup`` plus ctxmode's handlers and allow rules
     (so that putting the backup back removes them and nothing else); never a backup that
@@ -374,12 +200,49 @@ def _restores(current: str, backup: str | None) -> bool:
         return False
 
 
-def _ours_alone(text: str) -> bool:
-    """Whether a settings text holds ctxmode's handlers (and rules) and nothing else."""
-    try:
-        return bool(settings.registrations(text)) and _holds_nothing(_unmerge_all(text))
-    except SettingsError:
-        return False
+# Claude Code's shape, ctxmode's allow rule with its hooks: both go on uninstall.
+SHAPE = json_settings.Shape(unmerge=_unmerge_all, restores=_restores)
+
+
+def install(
+    scope: str = "user",
+    project_dir: str | None = None,
+    dry_run: bool = False,
+    python: str | None = None,
+    package_dir: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> QwenResult:
+    """Merge ctxmode's handlers into Qwen's settings.json (a backup of the bytes before)."""
+    path = settings_path(scope, project_dir, env)
+    rules, why_no_rule = lookup_rules(scope, python)
+    specs = hook_specs(python, package_dir)
+    change = json_settings.install(
+        path, lambda text: _merge_all(text, specs, rules), SHAPE, dry_run=dry_run, env=env
+    )
+    notes = project_notes(path, project_dir or "", env) if scope == "project" else []
+    if why_no_rule:
+        notes.append(why_no_rule)
+    return json_settings.result(
+        scope,
+        path,
+        change,
+        dry_run=dry_run,
+        notes=notes,
+        rules=settings_permissions.current(change.new or ""),
+    )
+
+
+def uninstall(
+    scope: str = "user",
+    project_dir: str | None = None,
+    dry_run: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> QwenResult:
+    """Remove ctxmode's handlers from Qwen's settings.json; the file as it was before
+    install when nothing else changed (its backup), else only ctxmode's entries go."""
+    path = settings_path(scope, project_dir, env)
+    change = json_settings.uninstall(path, SHAPE, dry_run=dry_run, env=env)
+    return json_settings.result(scope, path, change, dry_run=dry_run)
 
 
 def dry_run_main(argv: Sequence[str]) -> int:

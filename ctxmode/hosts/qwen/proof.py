@@ -59,7 +59,8 @@ def _shell_text(command: str, output: str, code: int) -> str:
 
 def sample_session(project: str, scratch: str) -> list[proof.Call]:
     """A short ledger session in Qwen 0.24.4's shapes: a file written and edited, a test run
-    that fails (exit 2), a commit, ``/compress``, and the next run's first prompt."""
+    that fails (exit 2), a commit, the turn's reply (Stop), ``/compress``, and the next run's
+    first prompt."""
     chats = os.path.join(scratch, "qwen", "projects", "-project", "chats")
     base = {
         "session_id": SESSION,
@@ -112,6 +113,18 @@ def sample_session(project: str, scratch: str) -> list[proof.Call]:
             {"llmContent": _shell_text(COMMIT, "(empty)", 0), "returnDisplay": ""},
         ),
         call("UserPromptSubmit", prompt=""),
+        # The turn ends: Stop hands over the text it ended with (prints nothing).
+        call(
+            "Stop",
+            prompt_id=f"{SESSION}########0",
+            stop_hook_active=False,
+            last_assistant_message="The module is written and committed; its test file is missing.",
+            background_tasks=[],
+            crons=[],
+            context_usage=0.3,
+            context_limit=200000,
+            input_tokens=60000,
+        ),
         # `qwen --continue "/compress"`
         call("SessionStart", source="resume", model=MODEL),
         call("PreCompact", trigger="manual", custom_instructions=""),
