@@ -283,6 +283,12 @@ def run_hook(
         saved = None
         if late is not None:
             inp.late, saved = late(inp, root)
+        # A client whose Stop payload has the turn's reply only (Claude Code) gives what
+        # the agent wrote before it in the turn from its transcript (masked with the rest).
+        notes_of = getattr(client, "turn_notes", None)
+        if notes_of is not None and event == "Stop" and not inp.turn_notes:
+            inp.turn_notes = notes_of(inp)
+            inp.raw["turn_notes"] = inp.turn_notes
 
         from ctxmode import handlers
 

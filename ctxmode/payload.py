@@ -106,6 +106,7 @@ class HookInput:
         "tool_use_id",
         "transcript_path",
         "trigger",
+        "turn_notes",
     )
 
     def __init__(self, raw: dict[str, Any], event: str) -> None:
@@ -137,8 +138,13 @@ class HookInput:
         self.custom_instructions = _str(raw.get("custom_instructions"))
         # PostCompact: the summary the model wrote of the conversation it replaces.
         self.compact_summary = _str(raw.get("compact_summary"))
-        # Stop: the text the agent ended its turn with.
+        # Stop: the text the agent ended its turn with, and what it wrote before it in
+        # the turn, between its tool calls (a host reads them from its transcript).
         self.last_assistant_message = _str(raw.get("last_assistant_message"))
+        notes = raw.get("turn_notes")
+        self.turn_notes = (
+            [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+        )
         # Set by the harness: the project (paths.project_dir) and the payload's size in
         # bytes as read from stdin (the raw tool traffic this call stands for).
         self.project_dir = ""

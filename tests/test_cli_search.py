@@ -200,29 +200,29 @@ def test_compact_output_flags_the_matching_lines(project: Path) -> None:
     value shows its matching line."""
     result = cli("search", "--project", str(project), "--limit", "6", "rounding")
     assert masked(result.stdout) == (
-        "[1] 2026-12-02 14:02 UTC (AGE) · session aaaa1111 · file_edit\n"
+        "[1] 2026-12-02 14:02 (AGE) · session aaaa1111 · file_edit\n"
         "  » path: src/invoice/rounding.py\n"
         "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
         "\n"
-        "[2] 2026-12-02 14:01 UTC (AGE) · session aaaa1111 · file_read\n"
+        "[2] 2026-12-02 14:01 (AGE) · session aaaa1111 · file_read\n"
         "  » path: src/invoice/rounding.py\n"
         "\n"
-        "[3] 2026-12-02 14:00 UTC (AGE) · session aaaa1111 · user_prompt\n"
+        "[3] 2026-12-02 14:00 (AGE) · session aaaa1111 · user_prompt\n"
         "  » text: Fix the rounding of half cents in invoices.\n"
         "\n"
-        "[4] 2026-12-02 14:04 UTC (AGE) · session aaaa1111 · git_commit\n"
+        "[4] 2026-12-02 14:04 (AGE) · session aaaa1111 · git_commit\n"
         "  » message: fix(rounding): half-up AND cents? -- closes #3\n"
         "    sha: 1a2b3c4\n"
         "\n"
-        "[5] 2026-12-02 15:02 UTC (AGE) · session bbbb2222 · todo_write\n"
+        "[5] 2026-12-02 15:02 (AGE) · session bbbb2222 · todo_write\n"
         "  » todos: - content: Write rounding tests, status: in_progress …\n"
         "\n"
-        "[6] 2026-12-02 14:03 UTC (AGE) · session aaaa1111 · tool_error\n"
+        "[6] 2026-12-02 14:03 (AGE) · session aaaa1111 · tool_error\n"
         "    tool: Bash\n"
         "  » key: pytest -q tests/test_rounding.py\n"
         "    error: AssertionError: 0.125 != 0.13 … (2 lines)\n"
         "\n"
-        "6 matches for 'rounding', best first. Every field: --full.\n"
+        "6 matches, best first. Every field: --full.\n"
     )
 
 
@@ -323,21 +323,19 @@ def test_identical_events_fold_into_one_block(tmp_path: Path) -> None:
         "2 matches for 'app.py' (13 events, identical ones folded), best first.\n"
     )
     result = cli("search", "--project", str(tmp_path), "--limit", "2", "app.py")
-    assert "    (12 events in 12 sessions, first 2026-12-02 14:00 UTC)\n" in result.stdout
+    assert "    (12 events in 12 sessions, first 2026-12-02 14:00)\n" in result.stdout
 
 
 def test_footer_says_when_more_exist(project: Path) -> None:
     result = cli("search", "--project", str(project), "--limit", "2", "rounding")
     assert result.stdout.splitlines()[-1] == (
-        "1-2 of 6 matches for 'rounding', best first; more: --offset 2; narrow with "
+        "1-2 of 6 matches, best first; more: --offset 2; narrow with "
         "--session ID, --type T or --since 24h; every field: --full."
     )
     assert result.stdout.count("\n[") == 1  # blocks [1] and [2]
     page = cli("search", "--project", str(project), "--limit", "2", "--offset", "4", "rounding")
     assert re.findall(r"^\[(\d+)\]", page.stdout, re.MULTILINE) == ["5", "6"]
-    assert page.stdout.splitlines()[-1] == (
-        "5-6 of 6 matches for 'rounding', best first. Every field: --full."
-    )
+    assert page.stdout.splitlines()[-1] == ("5-6 of 6 matches, best first. Every field: --full.")
 
 
 def test_a_huge_limit_prints_a_bounded_output(tmp_path: Path) -> None:
@@ -352,7 +350,7 @@ def test_a_huge_limit_prints_a_bounded_output(tmp_path: Path) -> None:
         out = cli("search", "--project", str(tmp_path), *args, "needle").stdout
         assert len(out.encode()) < MAX_OUTPUT_BYTES + 4096
         last = out.splitlines()[-1]
-        assert re.match(r"1-\d+ of 400 matches for 'needle', best first; output stopped at 32 KB; "
+        assert re.match(r"1-\d+ of 400 matches( for 'needle')?, best first; output stopped at 32 KB; "
                         r"more: --offset \d+;", last), last  # fmt: skip
     result = cli("search", "--project", str(tmp_path), "--json", "--limit", "1000000", "needle")
     assert len(json.loads(result.stdout)) == 400  # --json: a script's, under its own bound
@@ -361,7 +359,16 @@ def test_a_huge_limit_prints_a_bounded_output(tmp_path: Path) -> None:
 def test_invalid_utf8_in_a_query_is_no_error(project: Path) -> None:
     """Bytes that are not UTF-8 reach Python as lone surrogates: shown as escapes."""
     out = subprocess.run(
-        [sys.executable, "-m", "ctxmode", "search", "--project", str(project), b"caf\xe9 rounding"],
+        [
+            sys.executable,
+            "-m",
+            "ctxmode",
+            "search",
+            "--project",
+            str(project),
+            "--full",
+            b"caf\xe9 rounding",
+        ],
         capture_output=True,
         env=hook_env(CTXMODE_HOME=os.environ["CTXMODE_HOME"], PYTHONIOENCODING="utf-8"),
         check=False,
@@ -369,7 +376,7 @@ def test_invalid_utf8_in_a_query_is_no_error(project: Path) -> None:
     )
     assert (out.returncode, out.stderr) == (0, b"")
     assert b"for 'caf\\udce9 rounding'" in out.stdout
-    assert "  » path: src/invoice/rounding.py".encode() in out.stdout
+    assert b"    path: src/invoice/rounding.py" in out.stdout
     for args in (["--json"], ["--full"]):
         again = subprocess.run(
             [sys.executable, "-m", "ctxmode", "search", "--project", str(project), *args,
@@ -631,8 +638,8 @@ def test_render_highlights_terms_only_in_color() -> None:
 def test_compact_render_flags_lines_or_colours_words() -> None:
     block = Block(_hit('{"path":"src/Rounding.py","summary":"rounded half-up","kind":"edit"}'))
     now = parse_iso("2026-12-02T14:05:00.000Z")
-    header = "[1] 2026-12-02 14:02 UTC (3m ago) · session aaaa1111 · file_edit"
-    footer = "1 match for 'rounding', best first. Every field: --full."
+    header = "[1] 2026-12-02 14:02 (3m ago) · session aaaa1111 · file_edit"
+    footer = "1 match, best first. Every field: --full."
     kwargs: dict[str, Any] = {"total": 1, "capped": False, "limit": 10, "filters": ""}
     plain = render("rounding", [block], **kwargs, color=False, now=now, full=False)
     assert plain == (
@@ -715,14 +722,14 @@ def test_subprocess_run(project: Path) -> None:
     )
     assert (out.returncode, out.stderr) == (0, "")
     assert masked(out.stdout) == (
-        "[1] 2026-12-02 14:02 UTC (AGE) · session aaaa1111 · file_edit\n"
+        "[1] 2026-12-02 14:02 (AGE) · session aaaa1111 · file_edit\n"
         "    ↑ file_read: path: src/invoice/rounding.py\n"
         "    path: src/invoice/rounding.py\n"
         "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
         "    ↓ tool_error: tool: Bash · key: pytest -q tests/test_rounding.py · error: "
-        "AssertionError: 0.125 != 0.13 ⏎ 1 failed, 4 passe…\n"
+        "AssertionError: 0.125 != 0.13…\n"
         "\n"
-        "1 match for 'quantize', best first. Every field: --full.\n"
+        "1 match, best first. Every field: --full.\n"
     )
 
 
@@ -1027,7 +1034,7 @@ def test_footer_when_not_every_match_was_ranked(tmp_path: Path) -> None:
     result = cli("search", "--project", str(tmp_path), "--limit", "3", "needle")
     # The word index gave its newest 1000 matches: the count of the others is estimated.
     assert result.stdout.splitlines()[-1] == (
-        "1-3 of about 1005 matches for 'needle', best first; more: --offset 3; narrow with "
+        "1-3 of about 1005 matches, best first; more: --offset 3; narrow with "
         "--session ID, --type T or --since 24h; every field: --full."
     )
     # One word each: the shorter text ranks first (BM25), the newer among equals.
@@ -1050,7 +1057,7 @@ def test_footer_when_identical_events_fill_the_candidates(tmp_path: Path) -> Non
     store.close()
     result = cli("search", "--project", str(tmp_path), "hot.py")
     assert result.stdout.splitlines()[-1] == (
-        "1-1 of about 1003 matches for 'hot.py' (50 events, identical ones folded), best "
+        "1-1 of about 1003 matches (50 events, identical ones folded), best "
         "first; more: --offset 1; narrow with --session ID, --type T or --since 24h; "
         "every field: --full."
     )

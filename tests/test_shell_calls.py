@@ -19,8 +19,6 @@ import pytest
 from ctxmode import paths
 from ctxmode.extract.bash import OUTPUT_HEAD, OUTPUT_TAIL, SENT_CHARS
 from ctxmode.extract.common import output_excerpt as excerpt_of
-from tests import test_host_codex as codex_tests
-from tests import test_host_gemini as gemini_tests
 from tests.helpers import cli, hook_payload
 from tests.hooktools import hook_env, run_hook
 
@@ -118,6 +116,8 @@ def test_a_failed_claude_code_command_keeps_its_exit_code(project: Path) -> None
 
 
 def test_codex_shell_call_has_no_exit_code_its_hook_cannot_tell(project: Path) -> None:
+    from tests import test_host_codex as codex_tests  # here: see gemini_tests
+
     payload = codex_tests.moved(codex_tests.load("PostToolUse.Bash.json"), project, None)
     payload["tool_input"] = {"command": f"echo {AWS_KEY} && npm ls react"}
     payload["tool_response"] = long_output(secret_line=397)  # in the tail kept
@@ -131,6 +131,9 @@ def test_codex_shell_call_has_no_exit_code_its_hook_cannot_tell(project: Path) -
 
 
 def test_gemini_shell_calls_keep_their_exit_codes(project: Path) -> None:
+    # Imported here: the host tests import this module's corpus (tests/replies.py).
+    from tests import test_host_gemini as gemini_tests
+
     ok = gemini_tests.moved(gemini_tests.load("AfterTool.run_shell_command.json"), project)
     gemini_tests.hook("AfterTool", ok, project)
     failed = gemini_tests.moved(
@@ -146,10 +149,15 @@ def test_gemini_shell_calls_keep_their_exit_codes(project: Path) -> None:
 
 def test_every_hosts_shell_calls_are_searched_alike(project: Path) -> None:
     claude_bash(project, "npm run preview", "Local: http://localhost:4173/")
+    from tests import test_host_codex as codex_tests  # here: see gemini_tests
+
     payload = codex_tests.moved(codex_tests.load("PostToolUse.Bash.json"), project, None)
     payload["tool_input"] = {"command": "cargo build --release"}
     payload["tool_response"] = "Finished release [optimized] target(s) in 41.2s"
     codex_tests.hook("PostToolUse", payload)
+    # Imported here: the host tests import this module's corpus (tests/replies.py).
+    from tests import test_host_gemini as gemini_tests
+
     ok = gemini_tests.moved(gemini_tests.load("AfterTool.run_shell_command.json"), project)
     gemini_tests.hook("AfterTool", ok, project)
     for query, command in (

@@ -40,9 +40,9 @@ MAX_OUTPUT_BYTES = 32 * 1024
 # question names and what answers it are often neighbours (the restart and the port it
 # took, a commit's message and its hash). Sized on the retrieval benchmark to keep the
 # default output's median under 3 KB (--json gives every hit's neighbours whole).
-CONTEXT_HITS = 3
+CONTEXT_HITS = 2
 CONTEXT_SPAN = 1
-CONTEXT_CHARS = 130
+CONTEXT_CHARS = 110
 CONTEXT_MARKS = ("↑", "↓")
 # A short field of a neighbour (an exit code, a path) is shown whole up to this.
 CONTEXT_SHORT = 48
@@ -52,8 +52,6 @@ CONTEXT_SHORT = 48
 # the query, a neighbour's in any case.
 UNSAID_FIELDS = frozenset({("shell_call", "description")})
 UNSAID_VALUES = frozenset({("exit", "0")})
-# The compact output's last line repeats this much of a query.
-ECHOED_CHARS = 40
 # A line of the compact output that matched the query starts with this (in its indent).
 MATCHED = "  » "
 COLOR_MARK = ("\x1b[33m\x1b[1m", "\x1b[0m")
@@ -166,9 +164,11 @@ def wrap_field(key: str, text: str, width: int = WRAP_WIDTH) -> list[str]:
 
 
 def _stamp(iso: str | None, seconds: bool = True) -> str:
+    """``2026-12-02 14:02:07 UTC``; without ``seconds`` (the compact output, where every
+    time is UTC and the age follows) ``2026-12-02 14:02``."""
     if not iso:
         return "-"
-    return f"{iso[:10]} {iso[11:19] if seconds else iso[11:16]} UTC"
+    return f"{iso[:10]} {iso[11:19]} UTC" if seconds else f"{iso[:10]} {iso[11:16]}"
 
 
 def _marked(line: str, spans: list[tuple[int, int]], mark: tuple[str, str] | None) -> str:
@@ -458,19 +458,20 @@ def footer(
     full: bool = True,
     listing: bool = False,
 ) -> str:
-    """The last line: how many matched, which were shown, how to get more (compact: a
-    long query's start only, which its asker knows)."""
-    subject = f"{_subject(query, None if full else ECHOED_CHARS)}{filters}"
+    """The last line: how many matched, which were shown, how to get more (the compact
+    output of a search does not repeat the query: its asker has it)."""
+    echo = _subject(query) if full or listing else ""
+    subject = (f" {echo}" if echo else "") + filters
     events = f" ({folded} events, identical ones folded)" if folded > shown else ""
     order = "newest first" if listing else "best first"
     more = f"about {total}" if capped else str(total)
     end = offset + shown
     if shown == 0:
-        return f"No matches shown {subject}: --offset {offset} is past the {more} matches."
+        return f"No matches shown{subject}: --offset {offset} is past the {more} matches."
     if end < total or capped or stopped:
         why = f"output stopped at {MAX_OUTPUT_BYTES // 1024} KB; " if stopped else ""
         return (
-            f"{offset + 1}-{end} of {more} matches {subject}{events}, {order}; {why}"
+            f"{offset + 1}-{end} of {more} matches{subject}{events}, {order}; {why}"
             f"more: --offset {end}; narrow with {NARROW_HINT}"
             + ("" if full else "; every field: --full")
             + "."
@@ -478,14 +479,12 @@ def footer(
     noun = "match" if total == 1 else "matches"
     tail = "" if full else " Every field: --full."
     if offset:
-        return f"{offset + 1}-{end} of {total} {noun} {subject}{events}, {order}.{tail}"
-    return f"{total} {noun} {subject}{events}, {order}.{tail}"
+        return f"{offset + 1}-{end} of {total} {noun}{subject}{events}, {order}.{tail}"
+    return f"{total} {noun}{subject}{events}, {order}.{tail}"
 
 
-def _subject(query: str, cap: int | None = None) -> str:
+def _subject(query: str) -> str:
     query = visible(query)
-    if cap is not None and len(query) > cap:
-        query = query[:cap].rstrip() + "…"
     if not query:
         return "among the newest events"
     # Quoted for reading, not repr(): a backslash in the query shows as itself.

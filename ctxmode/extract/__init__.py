@@ -146,6 +146,7 @@ CONTENT_FIELDS = (
     "prompt",
     "compact_summary",
     "last_assistant_message",
+    "turn_notes",
 )
 # Text no extractor reads is dropped, not masked (nothing of it is stored, and a 200 KB
 # file then costs nothing): the file tools' contents, the results of searches and
@@ -168,7 +169,7 @@ BULK_FIELDS = frozenset(
 # from either end (the Bash extractor's SCAN_CHARS); inputs and prompts keep more (an
 # apply_patch command lists every file it changes).
 RESPONSE_HALF = 8 * 1024
-_RESPONSE_FIELDS = ("tool_response", "error", "last_assistant_message")
+_RESPONSE_FIELDS = ("tool_response", "error", "last_assistant_message", "turn_notes")
 INPUT_HALF = 64 * 1024
 # What a file tool wrote is kept as an excerpt (ctxmode.extract.files): of these fields
 # of its input, a head this long (cut where no secret is cut, redact.safe_head) is

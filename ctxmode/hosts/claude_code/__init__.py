@@ -33,6 +33,17 @@ def parse(data: bytes, event: str | None = None) -> HookInput:
     return inp
 
 
+def turn_notes(inp: HookInput) -> list[str]:
+    """Stop: what the agent wrote in the turn before its reply, from the transcript
+    (history.turn_notes); the payload has the reply only."""
+    path = str(inp.raw.get("transcript_path") or "")
+    if not path or not inp.last_assistant_message:
+        return []
+    from ctxmode.hosts.claude_code.history import turn_notes as read_notes
+
+    return read_notes(path, inp.last_assistant_message)
+
+
 def salvage(head: bytes, event: str | None = None) -> HookInput:
     """The neutral HookInput from the head of an oversized payload (see payload.salvage)."""
     inp = payload.salvage(head, event)

@@ -247,6 +247,9 @@ def read(
     # reply once the next prompt comes. Until then the offset stays before it (as before
     # a tool_use waiting for its result), so a read cut there decides it next time.
     reply: tuple[dict[str, Any], str, str, int] | None = None
+    # The assistant's texts of the turn so far (its notes between tool calls, then its
+    # reply): what the Stop hook reads back from the transcript (turn_notes).
+    said: list[str] = []
     pos = start
     size = len(data)
     while pos < size:
@@ -298,6 +301,7 @@ def read(
             if open_boundary != -1 and boundary is not None and isinstance(content, str):
                 boundary.summary = compact_summary(content)
             open_boundary = -1
+            said = []  # the turn's notes before a compaction are the summary's now
             continue
         open_boundary = -1  # any other turn settles the last compaction
         if kind == "assistant":
@@ -312,20 +316,22 @@ def read(
                         text = _s(block.get("text"))
                         if text.strip() and not (sidechain_file or record.get("isSidechain")):
                             reply = (record, text, at, line_start)
+                            said.append(text)
                 ends = message.get("stop_reason") if isinstance(message, dict) else None
                 if reply is not None and ends in TURN_ENDS:
-                    chunk.items.append(_reply_call(reply, path))  # the Stop hook's text
-                    reply = None
+                    chunk.items.append(_reply_call(reply, path, said))  # the Stop hook's
+                    reply, said = None, []
             continue
         # a user record: a prompt, or tool results
         if isinstance(content, str) or _only_text(content):
-            if sidechain_file or record.get("isSidechain") or _client_turn(record):
+            if sidechain_file:
                 continue
-            text = content if isinstance(content, str) else _text_of(content, IDE_NOTES)
-            if text.strip() and OWN_OUTPUT not in text:
+            text = _prompt_text(record, content)
+            if text:
                 if reply is not None:
-                    chunk.items.append(_reply_call(reply, path))
+                    chunk.items.append(_reply_call(reply, path, said))
                     reply = None
+                said = []
                 chunk.items.append(
                     Call(_input(record, "UserPromptSubmit", {"prompt": text}, path), at)
                 )
@@ -454,11 +460,111 @@ def _input(record: dict[str, Any], event: str, fields: dict[str, Any], path: str
     return inp
 
 
-def _reply_call(reply: tuple[dict[str, Any], str, str, int], path: str) -> Call:
+def _reply_call(reply: tuple[dict[str, Any], str, str, int], path: str, said: list[str]) -> Call:
     """The Stop hook's input for a turn that ended with ``reply`` (record, text, time,
-    line start)."""
+    line start), with the turn's notes: what the assistant wrote before it (``said``,
+    the turn's texts so far, the reply last)."""
     record, text, at, _start = reply
-    return Call(_input(record, "Stop", {"last_assistant_message": text}, path), at)
+    notes = kept_notes(said[:-1] if said and said[-1] == text else said)
+    fields: dict[str, Any] = {"last_assistant_message": text}
+    if notes:
+        fields["turn_notes"] = notes
+    return Call(_input(record, "Stop", fields, path), at)
+
+
+def _prompt_text(record: dict[str, Any], content: Any) -> str:
+    """The text of a user record that is a person's prompt, else "" (a client's own
+    turn, a subagent's, ctxmode's output echoed)."""
+    if record.get("isSidechain") or _client_turn(record):
+        return ""
+    text = content if isinstance(content, str) else _text_of(content, IDE_NOTES)
+    return text if text.strip() and OWN_OUTPUT not in text else ""
+
+
+# A turn's notes, read back from the end of the transcript at Stop: from a window of its
+# last bytes, a wider one when the turn's prompt is not in it; at most this many texts.
+TURN_WINDOWS = (256 * 1024, 2 * 1024 * 1024)
+TURN_NOTES_MAX = 200
+
+
+def turn_notes(path: str, reply: str) -> list[str]:
+    """What the assistant wrote in the turn that ``reply`` ends, before it, oldest first
+    ("All 57 tests pass", "port 3000 is taken: the server is on 3001"): its texts between
+    the tool calls since the turn's prompt, as :func:`read` passes them with the turn's
+    reply. Read here, for the Stop hook, from the end of the transcript at ``path`` back
+    to the prompt (at most the last :data:`TURN_WINDOWS` bytes); [] when it cannot be
+    read. On the hook path: no orjson (a hook runs with ``-S``), ctxmode.fastjson."""
+    said: list[str] = []
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            for window in TURN_WINDOWS:
+                fh.seek(max(0, size - window))
+                said, found = _texts_back_to_prompt(fh.read(window))
+                if found or window >= size:
+                    break
+    except (OSError, ValueError):
+        return []
+    if said and said[-1] == reply:
+        said.pop()
+    return kept_notes(said)
+
+
+# Of a turn's notes, the first and the last this many are kept (whole: each is masked
+# whole after): what the reply's ``notes`` can hold of them (extract.replies), the
+# last ones most (they say what came of the turn), and no more text to mask.
+NOTES_FIRST = 4
+NOTES_LAST = 16
+
+
+def kept_notes(notes: list[str]) -> list[str]:
+    """The notes of a turn that are passed on: the first :data:`NOTES_FIRST` and the last
+    :data:`NOTES_LAST`."""
+    if len(notes) <= NOTES_FIRST + NOTES_LAST:
+        return list(notes)
+    return notes[:NOTES_FIRST] + notes[-NOTES_LAST:]
+
+
+def _texts_back_to_prompt(data: bytes) -> tuple[list[str], bool]:
+    """The assistant's texts after the last prompt in ``data`` (JSONL, its first line
+    maybe cut), oldest first, and whether that prompt was found."""
+    from ctxmode.fastjson import loads
+
+    said: list[str] = []
+    end = len(data)
+    while end > 0 and len(said) < TURN_NOTES_MAX:
+        start = data.rfind(b"\n", 0, max(end - 1, 0)) + 1
+        line, end = data[start:end], start
+        # Parsed only when it may be a prompt or hold a text: a tool's result (its
+        # tool_use_id key; in a string it would read \"tool_use_id\") and a call
+        # without text are skipped unread, however long.
+        if b'"user"' in line:
+            if b'"tool_use_id"' in line and b'"isCompactSummary"' not in line:
+                continue
+        elif b'"assistant"' not in line or b'"text"' not in line:
+            continue
+        try:
+            record = loads(line)
+        except ValueError:
+            continue  # the window's first, cut line
+        if not isinstance(record, dict):
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        kind = record.get("type")
+        if kind == "user":
+            if record.get("isCompactSummary") or (
+                (isinstance(content, str) or _only_text(content)) and _prompt_text(record, content)
+            ):
+                return said, True
+        elif kind == "assistant" and isinstance(content, list) and not record.get("isSidechain"):
+            texts = [
+                _s(b.get("text"))
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "text" and _s(b.get("text")).strip()
+            ]
+            said[:0] = texts
+    return said, False
 
 
 def _tool_call(
