@@ -110,7 +110,7 @@ class SessionEvent:
 # This table is the contract between extractors, snapshot, search and the README.
 TYPES: dict[str, tuple[str, int, str]] = {
     # file
-    "file_read": ("file", LOW, "{path, [offset], [limit]}"),
+    "file_read": ("file", LOW, "{path, [offset], [limit], [excerpt]}"),
     # [via]: a change no file tool reported: "shell" (the command line states it,
     # extract.shell_writes) or "git status" (found when a snapshot is taken, worktree).
     # [excerpt]: the head and tail of the new text (a write's content, an edit's
@@ -118,7 +118,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "file_write": ("file", HIGH, "{path, [kind: create|overwrite], [via], [excerpt]}"),
     "file_edit": ("file", HIGH, "{path, [summary], [edits], [replace_all], [via], [excerpt]}"),
     "file_delete": ("file", HIGH, "{path, [via]}"),
-    "file_search": ("file", MINOR, "{tool: Glob|Grep, pattern, [path], [matches]}"),
+    "file_search": ("file", MINOR, "{tool: Glob|Grep, pattern, [path], [matches], [excerpt]}"),
     # rule
     "rule_read": ("rule", HIGH, "{path}"),
     "rule_edit": ("rule", CRITICAL, "{path}"),
@@ -160,7 +160,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "user_prompt": ("prompt", CRITICAL, "{text}"),
     # The text the agent ended a turn with (Stop), its head and tail. Looked up, never
     # shown in a snapshot; among the first to go when a session is over its cap.
-    "assistant_reply": ("prompt", MINOR, "{text}"),
+    "assistant_reply": ("prompt", MINOR, "{text, [notes]}"),
     "decision": ("decision", CRITICAL, "{text}"),
     "role": ("role", CRITICAL, "{text}"),
     # A review's finding still to act on (ReportFindings): shown among the decisions.
@@ -188,7 +188,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "subagent": ("subagent", HIGH, "{agent_type, description, [prompt], [summary], [to]}"),
     "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names]}"),
     # [via]: an MCP tool's ("server tool"), not the client's own web tool.
-    "web_fetch": ("external-ref", LOW, "{url, [prompt], [via]}"),
+    "web_fetch": ("external-ref", LOW, "{url, [prompt], [via], [excerpt]}"),
     "web_search": ("external-ref", LOW, "{query, [via]}"),
     "url_ref": ("external-ref", LOW, "{url}"),
     # What the agent sent outside: a pull request or issue, a comment, a message.
