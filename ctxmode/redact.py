@@ -1931,10 +1931,14 @@ _SPACED_VALUE = (
     r"(?m)(?:^|(?<=\\n)|(?<=&&)|(?<=\|\|)|(?<=[;|(]))[ \t]*"
     r"(?:(?:export|set|setx|declare(?:[ \t]+-\w+)*|local|readonly|env|-)[ \t]+)?"
     r"(?:[A-Za-z_]\w*=[^\s;&|'\"\\`]*[ \t]+)*"
-    r"[A-Za-z_][\w.-]*=\[REDACTED:credential\]"
+    # An environment's name (upper case) or a .properties key (dotted): a name of code
+    # (``sort_key=lambda x: …``, ``auth=f(a, b)``) is no statement of its own.
+    r"(?:[A-Z_][A-Z0-9_]*|[A-Za-z_][\w-]*(?:\.[\w-]+)+)=\[REDACTED:credential\]"
     # A comment starts at a "#" before a space; "#x9" glued is a piece of the value.
     r"(?P<rest>[^\s;&|<>`'\"\\()]*(?:[ \t]+(?!#(?:[ \t]|$)|[&|;<>()]|[A-Za-z_]\w*=)"
     r"[^\s;&|<>`'\"\\()]+)+)"
+    # ... and the value runs to what ends a statement, not to a bracket or a quote.
+    r"(?=[ \t\r]*(?:$|\\[nr]|&&|\|\||[;|&<>]|#(?:[ \t]|$)|[A-Za-z_]\w*=))"
 )
 # Programs an assignment is often written before (``PGPASSWORD=x psql``).
 _PREFIXED_COMMANDS = frozenset(
@@ -1990,7 +1994,7 @@ _CONNECT_STRING = (
     r"(?:(?<![\w@/.:$#%~+\\-])|(?<=\\[nrt]))"
     r"(?P<user>[A-Za-z_][\w$#.-]{0,29})/(?P<v>(?!\[REDACTED:)[^\s/'\"\\<>`]+)"
     r"@(?P<host>//[\w.-]+(?::\d{1,5})?(?:/[\w.$#-]+)?|\((?i:description|address)=[^\s'\"\\]*"
-    r"|[A-Za-z0-9_][\w.-]*(?::\d{1,5})?(?:/[\w.$#-]+)?)"
+    r"|[A-Za-z][\w.-]*(?::\d{1,5})?(?:/[\w.$#-]+)?)"
     r"(?![\w@/.:-])"
 )
 _REF_WORDS = frozenset(
@@ -2091,10 +2095,11 @@ def _strip_arg(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
-def _call_args(text: str, i: int) -> list[tuple[str, int, int]] | None:
+def _call_args(text: str, i: int) -> tuple[list[tuple[str, int, int]] | None, int]:
     """The arguments of the call whose ``(`` is at ``i``: (kind, start, end) each, kind
     ``str`` (start, end: the literal's content), ``int``, ``kw``, ``star`` or ``other``;
-    None when the call does not close within 800 characters."""
+    None when the call does not close within 800 characters. And where the reading
+    stopped (no marker before it starts another call worth reading)."""
     n = min(len(text), i + 800)
     args: list[tuple[str, int, int]] = []
     depth = 0
@@ -2116,7 +2121,7 @@ def _call_args(text: str, i: int) -> list[tuple[str, int, int]] | None:
                     end += 2 if text[end] == "\\" else 1
                 end = end if end < n and text[end] == c else -1
             if end < 0:
-                return None
+                return None, j
             if depth == 0:
                 literals.append((j - k, j + 1, end, end + k + 1))
             j = end + k + 1
@@ -2146,13 +2151,13 @@ def _call_args(text: str, i: int) -> list[tuple[str, int, int]] | None:
             elif a < b or c == ",":
                 args.append(("other", a, b))
             if c == ")":
-                return args
+                return args, j
             start = j + 1
             literals = []
         elif c == ";" and depth == 0:
-            return None
+            return None, j
         j += 1
-    return None
+    return None, j
 
 
 def _positional(text: str) -> tuple[str, int]:
@@ -2180,10 +2185,10 @@ def _positional(text: str) -> tuple[str, int]:
                     k += 1
                 tuple_ = True
             if low[k : k + 1] == "(":
-                found = _password_arg(text, low, a, name, k, tuple_)
+                found, b = _password_arg(text, low, a, name, k, tuple_)
                 if found is not None:
                     spans.append(found)
-            i = low.find(marker, b)
+            i = low.find(marker, max(b, i + 1))
     if not spans:
         return text, 0
     out: list[str] = []
@@ -2197,8 +2202,9 @@ def _positional(text: str) -> tuple[str, int]:
 
 def _password_arg(
     text: str, low: str, a: int, name: str, paren: int, tuple_: bool
-) -> tuple[int, int] | None:
-    """The span of the password literal of the call named ``name`` at ``a``, or None."""
+) -> tuple[tuple[int, int] | None, int]:
+    """The span of the password literal of the call named ``name`` at ``a`` (or None),
+    and where the reading of its arguments stopped."""
     receiver = ""
     r = a
     while r > 1 and low[r - 1] == "." and (low[r - 2].isalnum() or low[r - 2] == "_"):
@@ -2222,26 +2228,26 @@ def _password_arg(
     elif name.endswith(("auth", "credential", "credentials", "authenticate")):
         index, strong = 1, False
     else:
-        return None
-    args = _call_args(text, paren)
+        return None, paren
+    args, stop = _call_args(text, paren)
     if not args:
-        return None
+        return None, stop
     positional = [arg for arg in args if arg[0] != "kw"]
     if any(arg[0] == "star" for arg in positional[: index + 1]):
-        return None
+        return None, stop
     if name == "connect" and index == 2 and len(positional) > 1 and positional[1][0] == "int":
         index = 3  # paramiko: (host, port, user, password)
     if len(positional) <= index or positional[index][0] != "str":
-        return None
+        return None, stop
     _kind, start, end = positional[index]
     value = text[start:end]
     if not _worded(value) or value.lower() in _TRIVIAL or reference(value):
-        return None
+        return None, stop
     if value[:1] == "{" and value[-1:] == "}":
-        return None  # an f-string's {field}
+        return None, stop  # an f-string's {field}
     if not strong and (_plain_name(value) or " " in value.strip()):
-        return None
-    return start, end
+        return None, stop
+    return (start, end), stop
 
 
 # (kind, gate, markers, pattern, replacement): a rule runs when ``gate`` and one of its

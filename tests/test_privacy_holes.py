@@ -309,9 +309,29 @@ def test_a_password_given_by_its_position_in_a_known_call_is_masked(form: str) -
         "git show stash@{0} refs/heads/main@{1}",
         "see images/icon@2x.png and owner/repo@main",
         "go install golang.org/x/tools/cmd/stringer@latest",
+        'b"""(B+<_pR,UFcb-n-Vr/1iJ-0JP==1c70M3&s#]4?Ykm5X@_(6q"""',  # base85 data
         "PASSWORD_FILE=/run/secrets/db make deploy",
         "TOKEN_URL=https://auth.example.com/token curl -s x",
     ],
 )
 def test_what_only_resembles_these_shapes_is_kept(text: str) -> None:
     assert redact.mask(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "tail"),
+    [
+        ("            is_first_token=self.x == 0,", " == 0,"),
+        (
+            "    sort_key=lambda arg: default_sort_key(arg.subs(c))",
+            " arg: default_sort_key(arg.subs(c))",
+        ),
+        ("            auth=merge_setting(request.auth, self.auth),", ", self.auth),"),
+        ("PASSWORD=abc def)", " def)"),
+    ],
+)
+def test_a_keyword_argument_of_code_is_no_statement_of_an_unquoted_value(
+    text: str, tail: str
+) -> None:
+    """(Its first word is the credential rule's, as before: the words after it stay.)"""
+    assert redact.mask(text).endswith("]" + tail)
