@@ -21,8 +21,12 @@ inside a word before masking); key material with no name (a long random run, a P
 body without its lines, a crypt hash, more providers' prefixes); multi-line values of
 configuration formats (YAML block scalars, quoted values over lines, continued lines,
 ``.pgpass``); the prose rule in two dozen languages; and sentences that set a password
-("reset db pass to X", "X is the new password") or search for one. The false positives
-of the rules are measured by ``benchmarks/redact_false_positives.py``.
+("reset db pass to X", "X is the new password") or search for one. Since 0.5.0's holes
+were closed also: an unquoted value with spaces in an env or shell statement
+(``PASSWORD=abc def``), a bare ``user/password@connect-identifier``, fullwidth and other
+compatibility letters (read in their NFKC form, masked where they stand), and a password
+given by its position in a call whose API fixes it (``pymysql.connect(h, u, X)``). The
+false positives of the rules are measured by ``benchmarks/redact_false_positives.py``.
 
 ``mask`` runs on every string of every hook, so the common case must cost next to
 nothing: a lower-cased copy of the text is searched (in C, ``str.__contains__``) for
@@ -2977,9 +2981,11 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     original = text
     if extra:
         text = _apply_extra(text, extra)
-    text = _mask(text)
     if not ascii_only:
+        # First what the NFKC form shows (a value half in fullwidth letters is one value
+        # there), then what the original shows (its own scripts' rules).
         text = _mask_compatible(text)
+    text = _mask(text)
     if _collected is not None and text is not original and text != original:
         _note_masked(original, text, _collected)
     return text
