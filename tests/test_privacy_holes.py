@@ -247,6 +247,19 @@ def test_fullwidth_letters_are_read_as_their_ascii_and_masked_where_they_stand(
         assert m.startswith(head), (text, m)
 
 
+def test_several_masks_in_fullwidth_text_keep_the_text_between_them_as_it_was() -> None:
+    rng = _rng("several")
+    p, t = _password(rng, "!#%^*-_+"), _password(rng, "")
+    text = (
+        f"[REDACTED:private] {_wide('password')}={p} ａｎｄ {_wide('API_TOKEN')}={_wide(t)} ｏｋ"
+    )
+    out = redact.mask(text)
+    assert out == (
+        f"[REDACTED:private] {_wide('password')}=[REDACTED:credential] ａｎｄ "
+        f"{_wide('API_TOKEN')}=[REDACTED:credential] ｏｋ"
+    )
+
+
 def test_text_without_compatibility_characters_is_not_normalised() -> None:
     text = "the ｐａｓｓｗｏｒｄ field is required; パスワード：なし"
     assert redact.mask(text) == text
