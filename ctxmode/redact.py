@@ -1932,7 +1932,8 @@ def _config_blocks(text: str) -> tuple[str, int]:
 #    a known command, a path or options there keep the words.
 
 _SPACED_VALUE = (
-    r"(?m)(?:^|(?<=\\n)|(?<=&&)|(?<=\|\|)|(?<=[;|(]))[ \t]*"
+    # (A line of a diff starts with its + or -.)
+    r"(?m)(?:(?:^|(?<=\\n))[+-]?|(?<=&&)|(?<=\|\|)|(?<=[;|(]))[ \t]*"
     r"(?:(?:export|set|setx|declare(?:[ \t]+-\w+)*|local|readonly|env|-)[ \t]+)?"
     r"(?:[A-Za-z_]\w*=[^\s;&|'\"\\`]*[ \t]+)*"
     # An environment's name (upper case) or a .properties key (dotted): a name of code

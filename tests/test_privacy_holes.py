@@ -98,6 +98,8 @@ SPACED_FORMS = [
     "  - POSTGRES_PASSWORD={v}",
     "set SMTP_PASSWORD={v}",
     "REDIS_PASSWORD={v}  # rotated",
+    "+DB_PASSWORD={v}",  # a line of a diff
+    "-set SA_PASSWORD={v}",
 ]
 
 
@@ -250,9 +252,7 @@ def test_fullwidth_letters_are_read_as_their_ascii_and_masked_where_they_stand(
 def test_several_masks_in_fullwidth_text_keep_the_text_between_them_as_it_was() -> None:
     rng = _rng("several")
     p, t = _password(rng, "!#%^*-_+"), _password(rng, "")
-    text = (
-        f"[REDACTED:private] {_wide('password')}={p} ａｎｄ {_wide('API_TOKEN')}={_wide(t)} ｏｋ"
-    )
+    text = f"[REDACTED:private] {_wide('password')}={p} ａｎｄ {_wide('API_TOKEN')}={_wide(t)} ｏｋ"
     out = redact.mask(text)
     assert out == (
         f"[REDACTED:private] {_wide('password')}=[REDACTED:credential] ａｎｄ "
