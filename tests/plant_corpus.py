@@ -438,11 +438,10 @@ def spaced(g: Gen) -> list[Case]:
     (a passphrase, or a password cut by spaces; no piece reads as a ``NAME=`` assignment,
     which the shell's grammar would make one)."""
     if g.rng.random() < 0.5:
-        value = (
-            " ".join(g.pick(WORDS) for _ in range(g.rng.randint(3, 4)))
-            + " "
-            + g.s(2, string.digits)
-        )
+        # Each word with digits: a 10-character piece of the value is no piece of the
+        # other families' texts, which draw on the same words.
+        words = [g.pick(WORDS) + g.s(2, string.digits) for _ in range(g.rng.randint(3, 4))]
+        value = " ".join(words)
     else:
         p = g.password().replace("=", "+")
         a = g.rng.randint(4, len(p) - 8)
