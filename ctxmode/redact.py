@@ -1997,10 +1997,12 @@ def _spaced_value(m: Match[str]) -> str:
 #    reference, never a host.
 _CONNECT_STRING = (
     r"(?:(?<![\w@/.:$#%~+\\-])|(?<=\\[nrt]))"
-    r"(?P<user>[A-Za-z_][\w$#.-]{0,29})/(?P<v>(?!\[REDACTED:)[^\s/'\"\\<>`]+)"
-    r"@(?P<host>//[\w.-]+(?::\d{1,5})?(?:/[\w.$#-]+)?|\((?i:description|address)=[^\s'\"\\]*"
-    r"|[A-Za-z][\w.-]*(?::\d{1,5})?(?:/[\w.$#-]+)?)"
-    r"(?![\w@/.:-])"
+    r"(?P<user>[A-Za-z_][\w$#.-]{0,29})(?P<sep>[/:])(?P<v>(?!\[REDACTED:)[^\s/'\"\\<>`]+)"
+    r"@(?P<host>//[\w.-]+(?::\d{1,5})?(?:/[\w.$#-]+)?(?![\w@/.:-])"
+    r"|\((?i:description|address)=[^\s'\"\\]*"
+    # Go's database/sql DSN: user:password@tcp(host:port)/db
+    r"|(?:tcp6?|udp|unix)\([^\s'\"\\()]*\)"
+    r"|[A-Za-z][\w.-]*(?::\d{1,5})?(?:/[\w.$#-]+)?(?![\w@/.:-]))"
 )
 _REF_WORDS = frozenset(
     ("latest", "next", "main", "master", "head", "stable", "beta", "alpha", "canary",
@@ -2015,6 +2017,10 @@ def _connect_string(m: Match[str]) -> str:
     core = host.lstrip("/")
     if not _worded(value) or value.lower() in _TRIVIAL:
         return m.group(0)
+    if host.endswith(")") and host[:1] != "(":
+        pass  # user:password@tcp(…): Go's DSN, a connect structure whatever the separator
+    elif m.group("sep") == ":":
+        return m.group(0)  # user:X@host is the URL rule's (with a scheme) or nothing
     if host[0] != "(" and host[:2] != "//":
         first = core[:1]
         if first.isdigit() or (first in "vV" and core[1:2].isdigit()):
@@ -2022,14 +2028,12 @@ def _connect_string(m: Match[str]) -> str:
         name = core.split(":")[0].split("/")[0]
         if name.lower() in _REF_WORDS or (len(name) >= 7 and not name.strip("0123456789abcdef")):
             return m.group(0)  # a branch or a commit
-    structured = (
-        host[0] == "("
-        or host[:2] == "//"
-        or ":" in core
-        or "/" in core
-        or ("." in core and core.rsplit(".", 1)[1].isalpha())
-    )
-    if not structured and not (looks_random(value) or _pw_shaped(value)):
+    # A descriptor, //host, a port, a service or a protocol say "connect"; a bare host
+    # name or alias (db.internal, orcl; also docs/alice@example.com) needs a password's
+    # shape or a command before it.
+    structured = host[0] == "(" or host[:2] == "//" or ":" in core or "/" in core or "(" in core
+    shaped = _pw_shaped(value) or (looks_random(value) and not _plain_name(value))
+    if not structured and not shaped:
         text = m.string
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text[max(line_start, m.start() - 80) : m.start()].split()
@@ -2041,7 +2045,9 @@ def _connect_string(m: Match[str]) -> str:
 
 
 def _connect_ready(text: str, low: str) -> bool:
-    """An ``@`` with a ``/`` before it in the same word."""
+    """An ``@`` with a ``/`` before it in the same word, or Go's ``@tcp(``."""
+    if "@tcp" in low or "@unix(" in low or "@udp(" in low:
+        return True
     i = text.find("@")
     while i >= 0:
         j = i - 1
@@ -2691,7 +2697,7 @@ _RULES: tuple[Rule, ...] = (
         _spaced_value,
     ),
     # user/password@connect-identifier with no command before it.
-    ("password", "@", ("/",), _CONNECT_STRING, _connect_string),
+    ("password", "@", ("/", "@tcp", "@unix(", "@udp("), _CONNECT_STRING, _connect_string),
     (
         # Prose: "my password is X", "the db password for staging: X", "use token X".
         "credential",

@@ -466,6 +466,7 @@ def connect_string(g: Gen) -> list[Case]:
         f"impdp {u}/{p}@pdb1 directory=DP dumpfile={w}.dmp", f"connect {u}/{p}@{w}",
         f"DB_URL={u}/{p}@(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=db)(PORT=1521)))",
         f"the nightly job logs in as {u}/{p}@{w}prod",
+        f'sql.Open("mysql", "{u}:{p}@tcp({w}-db:3306)/{w}")',
     ]  # fmt: skip
     return [("connect_string", g.pick(forms), [p])]
 

@@ -174,6 +174,8 @@ CONNECT_FORMS = [
     "impdp {u}/{p}@pdb1 directory=DP",
     "connect {u}/{p}@orcl",
     "DB_CONNECT={u}/{p}@(DESCRIPTION=(ADDRESS=(HOST=db)(PORT=1521)))",
+    'sql.Open("mysql", "{u}:{p}@tcp(db.internal:3306)/app")',  # Go's DSN
+    "DSN={u}:{p}@unix(/run/mysqld/mysqld.sock)/app",
 ]
 
 
@@ -185,7 +187,7 @@ def test_a_bare_user_slash_password_at_a_connect_identifier_is_masked(form: str)
         text = form.format(u=u, p=p)
         out = _through_a_hook(text)
         assert not _leaks(out, p), (SEED, text, redact.mask(text))
-        assert f"{u}/" in redact.mask(text), redact.mask(text)  # the user stays
+        assert f"{u}/" in redact.mask(text) or f"{u}:" in redact.mask(text)  # the user stays
 
 
 @pytest.mark.parametrize(
@@ -321,6 +323,8 @@ def test_a_password_given_by_its_position_in_a_known_call_is_masked(form: str) -
         "docker pull library/nginx@sha256:" + "ab12" * 16,
         "git show stash@{0} refs/heads/main@{1}",
         "see images/icon@2x.png and owner/repo@main",
+        "team/Service2@prod and docs/alice@example.com",
+        "ssh alice:staging@host",
         "go install golang.org/x/tools/cmd/stringer@latest",
         'b"""(B+<_pR,UFcb-n-Vr/1iJ-0JP==1c70M3&s#]4?Ykm5X@_(6q"""',  # base85 data
         "PASSWORD_FILE=/run/secrets/db make deploy",
