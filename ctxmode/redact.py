@@ -1932,8 +1932,8 @@ def _config_blocks(text: str) -> tuple[str, int]:
 #    a known command, a path or options there keep the words.
 
 _SPACED_VALUE = (
-    # (A line of a diff starts with its + or -.)
-    r"(?m)(?:(?:^|(?<=\\n))[+-]?|(?<=&&)|(?<=\|\|)|(?<=[;|(]))[ \t]*"
+    # (A line of a diff starts with its + or -; a string, JSON-encoded text's too, with ".)
+    r"(?m)(?:(?:^|(?<=\\n)|(?<=\"))[+-]?|(?<=&&)|(?<=\|\|)|(?<=[;|(]))[ \t]*"
     r"(?:(?:export|set|setx|declare(?:[ \t]+-\w+)*|local|readonly|env|-)[ \t]+)?"
     r"(?:[A-Za-z_]\w*=[^\s;&|'\"\\`]*[ \t]+)*"
     # An environment's name (upper case) or a .properties key (dotted): a name of code
@@ -1942,8 +1942,8 @@ _SPACED_VALUE = (
     # A comment starts at a "#" before a space; "#x9" glued is a piece of the value.
     r"(?P<rest>[^\s;&|<>`'\"\\()]*(?:[ \t]+(?!#(?:[ \t]|$)|[&|;<>()]|[A-Za-z_]\w*=)"
     r"[^\s;&|<>`'\"\\()]+)+)"
-    # ... and the value runs to what ends a statement, not to a bracket or a quote.
-    r"(?=[ \t\r]*(?:$|\\[nr]|&&|\|\||[;|&<>]|#(?:[ \t]|$)|[A-Za-z_]\w*=))"
+    # ... and the value runs to what ends a statement or its string, not to a bracket.
+    r"(?=[ \t\r]*(?:$|\\[nr]|\\*\"|&&|\|\||[;|&<>]|#(?:[ \t]|$)|[A-Za-z_]\w*=))"
 )
 # Programs an assignment is often written before (``PGPASSWORD=x psql``).
 _PREFIXED_COMMANDS = frozenset(

@@ -100,6 +100,7 @@ SPACED_FORMS = [
     "REDIS_PASSWORD={v}  # rotated",
     "+DB_PASSWORD={v}",  # a line of a diff
     "-set SA_PASSWORD={v}",
+    'echo "DB_PASSWORD={v}" >> .env',  # a string holding the statement
 ]
 
 
@@ -126,12 +127,15 @@ def test_an_unquoted_value_split_by_spaces_is_masked_to_the_end_of_its_statement
         ("MYSQL_ROOT_PASSWORD={v} MYSQL_DATABASE=app", " MYSQL_DATABASE=app"),
         ("REDIS_PASSWORD={v}  # rotated", "  # rotated"),
         ("DB_PASSWORD={v}\nDB_NAME=app", "\nDB_NAME=app"),
+        ('echo "DB_PASSWORD={v}" >> .env', '" >> .env'),
     ],
 )
 def test_what_ends_a_statement_is_kept(text: str, kept: str) -> None:
     value, _last = _spaced(_rng(text))
     out = redact.mask(text.format(v=value))
     assert out.endswith("=[REDACTED:credential]" + kept), out
+    encoded = json.dumps(text.format(v=value))  # JSON-encoded text, as an event's data
+    assert redact.mask(encoded) == json.dumps(out)
 
 
 @pytest.mark.parametrize(
