@@ -2032,7 +2032,7 @@ def _connect_string(m: Match[str]) -> str:
     # name or alias (db.internal, orcl; also docs/alice@example.com) needs a password's
     # shape or a command before it.
     structured = host[0] == "(" or host[:2] == "//" or ":" in core or "/" in core or "(" in core
-    shaped = _pw_shaped(value) or (looks_random(value) and not _plain_name(value))
+    shaped = _generated(value)
     if not structured and not shaped:
         text = m.string
         line_start = text.rfind("\n", 0, m.start()) + 1
@@ -2042,6 +2042,20 @@ def _connect_string(m: Match[str]) -> str:
             return m.group(0)
     start, end = m.start("v") - m.start(0), m.end("v") - m.start(0)
     return m.group(0)[:start] + PREFIX + "password]" + m.group(0)[end:]
+
+
+def _generated(value: str) -> bool:
+    """Shaped like a password or a generated value, and no name of code or word with a
+    number at its end (``Service2``, ``handler_v2``; ``D5SJXKJ.SY7O10`` and the
+    passphrase ``tulip-canyon-orbit-12`` are values)."""
+    if not (_pw_shaped(value) or looks_random(value)):
+        return False
+    head = value.rstrip("0123456789")
+    separators = sum(c in "-_." for c in head.rstrip("-_."))
+    name = head.rstrip("-_.")
+    return not (
+        name and _plain_name(name) and separators <= 1 and not any(c.isdigit() for c in name)
+    )
 
 
 def _connect_ready(text: str, low: str) -> bool:
@@ -2256,7 +2270,7 @@ def _password_arg(
         return None, stop
     if value[:1] == "{" and value[-1:] == "}":
         return None, stop  # an f-string's {field}
-    if not strong and (_plain_name(value) or " " in value.strip()):
+    if not strong and (not _generated(value) or " " in value.strip()):
         return None, stop
     return (start, end), stop
 
