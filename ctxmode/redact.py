@@ -21,8 +21,12 @@ inside a word before masking); key material with no name (a long random run, a P
 body without its lines, a crypt hash, more providers' prefixes); multi-line values of
 configuration formats (YAML block scalars, quoted values over lines, continued lines,
 ``.pgpass``); the prose rule in two dozen languages; and sentences that set a password
-("reset db pass to X", "X is the new password") or search for one. The false positives
-of the rules are measured by ``benchmarks/redact_false_positives.py``.
+("reset db pass to X", "X is the new password") or search for one. Since 0.5.0's holes
+were closed also: an unquoted value with spaces in an env or shell statement
+(``PASSWORD=abc def``), a bare ``user/password@connect-identifier``, fullwidth and other
+compatibility letters (read in their NFKC form, masked where they stand), and a password
+given by its position in a call whose API fixes it (``pymysql.connect(h, u, X)``). The
+false positives of the rules are measured by ``benchmarks/redact_false_positives.py``.
 
 ``mask`` runs on every string of every hook, so the common case must cost next to
 nothing: a lower-cased copy of the text is searched (in C, ``str.__contains__``) for
@@ -1918,6 +1922,359 @@ def _config_blocks(text: str) -> tuple[str, int]:
     return "\n".join(lines), len(spans)
 
 
+# -- the holes 0.5.0 left open -----------------------------------------------------------
+#
+# 1. An unquoted value split by plain spaces at the start of a shell or env statement
+#    (``PASSWORD=abc def ghi``): the credential rule masks its first word; the rest of
+#    the statement is the value's too, up to what ends a statement (``&&``, ``;``, ``|``,
+#    a comment, a redirect, the next ``KEY=``). In a shell the words after an
+#    assignment may instead be the command it prefixes (``PGPASSWORD=x psql -h db``):
+#    a known command, a path or options there keep the words.
+
+_SPACED_VALUE = (
+    # (A line of a diff starts with its + or -; a string, JSON-encoded text's too, with ".)
+    r"(?m)(?:(?:^|(?<=\\n)|(?<=\"))[+-]?|(?<=&&)|(?<=\|\|)|(?<=[;|(]))[ \t]*"
+    r"(?:(?:export|set|setx|declare(?:[ \t]+-\w+)*|local|readonly|env|-)[ \t]+)?"
+    r"(?:[A-Za-z_]\w*=[^\s;&|'\"\\`]*[ \t]+)*"
+    # An environment's name (upper case) or a .properties key (dotted): a name of code
+    # (``sort_key=lambda x: …``, ``auth=f(a, b)``) is no statement of its own.
+    r"(?:[A-Z_][A-Z0-9_]*|[A-Za-z_][\w-]*(?:\.[\w-]+)+)=\[REDACTED:credential\]"
+    # A comment starts at a "#" before a space; "#x9" glued is a piece of the value.
+    r"(?P<rest>[^\s;&|<>`'\"\\()]*(?:[ \t]+(?!#(?:[ \t]|$)|[&|;<>()]|[A-Za-z_]\w*=)"
+    r"[^\s;&|<>`'\"\\()]+)+)"
+    # ... and the value runs to what ends a statement or its string, not to a bracket.
+    r"(?=[ \t\r]*(?:$|\\[nr]|\\*\"|&&|\|\||[;|&<>]|#(?:[ \t]|$)|[A-Za-z_]\w*=))"
+)
+# Programs an assignment is often written before (``PGPASSWORD=x psql``).
+_PREFIXED_COMMANDS = frozenset(
+    (
+        "psql", "pg_dump", "pg_dumpall", "pg_restore", "pg_basebackup", "createdb", "dropdb",
+        "mysql", "mysqldump", "mysqladmin", "mariadb", "mongosh", "mongo", "mongodump",
+        "mongorestore", "redis-cli", "sqlcmd", "sqlplus", "git", "gh", "docker",
+        "docker-compose", "podman", "kubectl", "helm", "terraform", "tofu", "ansible",
+        "ansible-playbook", "vault", "aws", "gcloud", "az", "python", "python3", "pip", "pip3",
+        "node", "npm", "npx", "yarn", "pnpm", "bun", "deno", "ruby", "bundle", "rails", "rake",
+        "go", "cargo", "make", "cmake", "java", "mvn", "gradle", "dotnet", "php", "composer",
+        "pytest", "tox", "uv", "poetry", "sh", "bash", "zsh", "fish", "sudo", "env", "exec",
+        "nohup", "time", "xargs", "curl", "wget", "ssh", "scp", "rsync", "sftp", "ftp", "lftp",
+        "rclone", "restic", "borg", "duplicity", "openssl", "gpg", "jq", "yq", "echo", "printf",
+        "cat", "tee", "true", "false", "uvicorn", "gunicorn", "flask", "django-admin",
+        "manage.py", "celery", "supervisord", "systemctl", "service",
+    )
+)  # fmt: skip
+
+
+def _spaced_value(m: Match[str]) -> str:
+    """The rest of an unquoted value's statement, masked with its first word, unless it
+    is the command the assignment prefixes."""
+    rest = m.group("rest")
+    words = rest.split()
+    first = words[0] if rest[:1] in " \t" else ""
+    if first and (
+        first in _PREFIXED_COMMANDS
+        or first[:1] == "/"
+        or first[:2] in ("./", "~/", "${", "$(")
+        or reference(first)
+        or ("/" in first and first[:1] not in "!#%^*+=")
+        or (
+            first.replace("-", "_").replace(".", "_").isidentifier()
+            and first.islower()
+            and any(
+                w[:2] == "--" or (len(w) == 2 and w[0] == "-" and w[1].isalpha()) for w in words
+            )
+        )
+    ):
+        return m.group(0)
+    return m.group(0)[: m.start("rest") - m.start(0)] + m.group(0)[m.end("rest") - m.start(0) :]
+
+
+# 2. A bare ``user/password@connect-identifier`` (Oracle's ``scott/X@db:1521/ORCL``,
+#    ``u/X@//host/svc``, ``u/X@(DESCRIPTION=…)``, ``u/X@alias``) with no command before it.
+#    A host with a connect structure (``//``, a port, a service, a dotted host name, a
+#    descriptor) masks any password; a bare alias only one shaped like a password, or
+#    after a command that takes a connect string. A version, a hash or a branch after
+#    the ``@`` (``actions/checkout@v4``, ``nginx@sha256:…``, ``icon@2x.png``) is a
+#    reference, never a host.
+_CONNECT_STRING = (
+    r"(?:(?<![\w@/.:$#%~+\\-])|(?<=\\[nrt]))"
+    r"(?P<user>[A-Za-z_][\w$#.-]{0,29})(?P<sep>[/:])(?P<v>(?!\[REDACTED:)[^\s/'\"\\<>`]+)"
+    r"@(?P<host>//[\w.-]+(?::\d{1,5})?(?:/[\w.$#-]+)?(?![\w@/.:-])"
+    r"|\((?i:description|address)=[^\s'\"\\]*"
+    # Go's database/sql DSN: user:password@tcp(host:port)/db
+    r"|(?:tcp6?|udp|unix)\([^\s'\"\\()]*\)"
+    r"|[A-Za-z][\w.-]*(?::\d{1,5})?(?:/[\w.$#-]+)?(?![\w@/.:-]))"
+)
+_REF_WORDS = frozenset(
+    ("latest", "next", "main", "master", "head", "stable", "beta", "alpha", "canary",
+     "nightly", "edge", "dev", "develop", "trunk", "release", "lts", "current", "rc")
+)  # fmt: skip
+_CONNECT_COMMANDS = ("connect", "conn", "sqlplus", "exp", "imp", "expdp", "impdp", "sqlldr",
+                     "rman", "dgmgrl", "tnsping", "sql")  # fmt: skip
+
+
+def _connect_string(m: Match[str]) -> str:
+    value, host = m.group("v"), m.group("host")
+    core = host.lstrip("/")
+    if not _worded(value) or value.lower() in _TRIVIAL:
+        return m.group(0)
+    if host.endswith(")") and host[:1] != "(":
+        pass  # user:password@tcp(…): Go's DSN, a connect structure whatever the separator
+    elif m.group("sep") == ":":
+        return m.group(0)  # user:X@host is the URL rule's (with a scheme) or nothing
+    if host[0] != "(" and host[:2] != "//":
+        first = core[:1]
+        if first.isdigit() or (first in "vV" and core[1:2].isdigit()):
+            return m.group(0)  # a version (@v4, @1.2.3, @2x.png)
+        name = core.split(":")[0].split("/")[0]
+        if name.lower() in _REF_WORDS or (len(name) >= 7 and not name.strip("0123456789abcdef")):
+            return m.group(0)  # a branch or a commit
+    # A descriptor, //host, a port, a service or a protocol say "connect"; a bare host
+    # name or alias (db.internal, orcl; also docs/alice@example.com) needs a password's
+    # shape or a command before it.
+    structured = host[0] == "(" or host[:2] == "//" or ":" in core or "/" in core or "(" in core
+    shaped = _generated(value)
+    if not structured and not shaped:
+        text = m.string
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[max(line_start, m.start() - 80) : m.start()].split()
+        words = [w for w in before if not w.startswith("-")]
+        if not words or words[-1].lower().rsplit("/", 1)[-1] not in _CONNECT_COMMANDS:
+            return m.group(0)
+    start, end = m.start("v") - m.start(0), m.end("v") - m.start(0)
+    return m.group(0)[:start] + PREFIX + "password]" + m.group(0)[end:]
+
+
+def _generated(value: str) -> bool:
+    """Shaped like a password or a generated value, and no name of code or word with a
+    number at its end (``Service2``, ``handler_v2``; ``D5SJXKJ.SY7O10`` and the
+    passphrase ``tulip-canyon-orbit-12`` are values)."""
+    if not (_pw_shaped(value) or looks_random(value)):
+        return False
+    head = value.rstrip("0123456789")
+    separators = sum(c in "-_." for c in head.rstrip("-_."))
+    name = head.rstrip("-_.")
+    return not (
+        name and _plain_name(name) and separators <= 1 and not any(c.isdigit() for c in name)
+    )
+
+
+def _connect_ready(text: str, low: str) -> bool:
+    """An ``@`` with a ``/`` before it in the same word, or Go's ``@tcp(``."""
+    if "@tcp" in low or "@unix(" in low or "@udp(" in low:
+        return True
+    i = text.find("@")
+    while i >= 0:
+        j = i - 1
+        while j >= 0 and j > i - 64 and not text[j].isspace() and text[j] not in "'\"":
+            if text[j] == "/":
+                return True
+            j -= 1
+        i = text.find("@", i + 1)
+    return False
+
+
+# 4. Positional credentials: calls whose argument at one position *is* the password —
+#    (host, user, password) of a DB-API or PHP connect, ftplib.FTP, JDBC's getConnection,
+#    PDO; (host, port, user, password) of paramiko's connect; (user, password, dsn) of
+#    Oracle's; (user, password) of a login, a bind, a Basic/Digest auth object or an
+#    ``auth=(user, password)`` tuple. Only a string literal at that place is masked (a
+#    name is no secret), and, where the call could be another API's (a ``connect`` of
+#    an unknown object, a name merely ending in ``auth``), only one that is no plain word.
+_POSITIONAL = "\x00positional"
+_POSITIONAL_MARKERS = ("connect", "ftp", "mysqli", "pdo", "login", "logon", "auth", "credential",
+                       "bind")  # fmt: skip
+# Modules whose connect takes (host, user, password, ...).
+_DB_MODULES = frozenset(
+    ("pymysql", "mysqldb", "connector", "psycopg2", "psycopg", "pymssql", "pgdb", "pg8000",
+     "mariadb", "aiomysql", "asyncmy", "cymysql", "umysql")
+)  # fmt: skip
+_ORACLE_MODULES = ("cx_oracle", "oracledb")
+# Call names whose password position is certain, and that position.
+_STRONG_CALLS = {
+    "ftp": 2, "ftp_tls": 2, "getconnection": 2, "mysqli": 2, "mysqli_connect": 2,
+    "mysql_connect": 2, "mysql_pconnect": 2, "pdo": 2, "mssql_connect": 2,
+    "oci_connect": 1, "oci_pconnect": 1, "oci_new_connect": 1, "login": 1, "logon": 1,
+    "simple_bind_s": 1, "simple_bind": 1, "bind_s": 1, "httpbasicauth": 1,
+    "httpdigestauth": 1, "basicauth": 1, "digestauth": 1, "httpproxyauth": 1,
+    "networkcredential": 1, "plaincredentials": 1, "usernamepasswordcredentials": 1,
+}  # fmt: skip
+_SPACE_ESCAPES = ("\\n", "\\r", "\\t")
+
+
+def _strip_arg(text: str, a: int, b: int) -> tuple[int, int]:
+    """(a, b) narrowed past whitespace and JSON-escaped line breaks at both ends."""
+    while a < b:
+        if text[a] in " \t\r\n":
+            a += 1
+        elif text.startswith(_SPACE_ESCAPES, a):
+            a += 2
+        else:
+            break
+    while b > a:
+        if text[b - 1] in " \t\r\n":
+            b -= 1
+        elif b - 2 >= a and text[b - 2 : b] in _SPACE_ESCAPES:
+            b -= 2
+        else:
+            break
+    return a, b
+
+
+def _call_args(text: str, i: int) -> tuple[list[tuple[str, int, int]] | None, int]:
+    """The arguments of the call whose ``(`` is at ``i``: (kind, start, end) each, kind
+    ``str`` (start, end: the literal's content), ``int``, ``kw``, ``star`` or ``other``;
+    None when the call does not close within 800 characters. And where the reading
+    stopped (no marker before it starts another call worth reading)."""
+    n = min(len(text), i + 800)
+    args: list[tuple[str, int, int]] = []
+    depth = 0
+    start = j = i + 1
+    # The literals at the call's own level in the argument being read: (where its quote
+    # and the backslashes escaping it start, content start, content end, end).
+    literals: list[tuple[int, int, int, int]] = []
+    while j < n:
+        c = text[j]
+        if c in "\"'":
+            k = 0
+            while j - k - 1 >= start and text[j - k - 1] == "\\":
+                k += 1
+            if k:  # JSON-encoded text: the literal closes with the same escaped quote
+                end = text.find("\\" * k + c, j + 1, n)
+            else:
+                end = j + 1
+                while end < n and text[end] != c and text[end] != "\n":
+                    end += 2 if text[end] == "\\" else 1
+                end = end if end < n and text[end] == c else -1
+            if end < 0:
+                return None, j
+            if depth == 0:
+                literals.append((j - k, j + 1, end, end + k + 1))
+            j = end + k + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif c in ",)" and depth == 0:
+            a, b = _strip_arg(text, start, j)
+            piece = text[a:b]
+            if (
+                len(literals) == 1
+                and literals[0][3] == b
+                and len(text[a : literals[0][0]]) <= 2
+                and not text[a : literals[0][0]].strip("bBrRuUfF")
+            ):
+                args.append(("str", literals[0][1], literals[0][2]))
+            elif piece.isdigit():
+                args.append(("int", a, b))
+            elif piece[:1] == "*":
+                args.append(("star", a, b))
+            elif (
+                "=" in piece and piece.split("=", 1)[0].strip().isidentifier() and "==" not in piece
+            ):
+                args.append(("kw", a, b))
+            elif a < b or c == ",":
+                args.append(("other", a, b))
+            if c == ")":
+                return args, j
+            start = j + 1
+            literals = []
+        elif c == ";" and depth == 0:
+            return None, j
+        j += 1
+    return None, j
+
+
+def _positional(text: str) -> tuple[str, int]:
+    low = text.lower()
+    if len(low) != len(text):
+        return text, 0
+    spans: list[tuple[int, int]] = []
+    for marker in _POSITIONAL_MARKERS:
+        i = low.find(marker)
+        while i >= 0:
+            a = i
+            while a > 0 and (low[a - 1].isalnum() or low[a - 1] == "_"):
+                a -= 1
+            b = i + len(marker)
+            while b < len(low) and (low[b].isalnum() or low[b] == "_"):
+                b += 1
+            name = low[a:b]
+            k = b
+            while k < len(low) and low[k] in " \t":
+                k += 1
+            tuple_ = False
+            if name == "auth" and low[k : k + 1] in ("=", ":") and low[k + 1 : k + 2] != "=":
+                k += 1
+                while k < len(low) and low[k] in " \t":
+                    k += 1
+                tuple_ = True
+            if low[k : k + 1] == "(":
+                found, b = _password_arg(text, low, a, name, k, tuple_)
+                if found is not None:
+                    spans.append(found)
+            i = low.find(marker, max(b, i + 1))
+    if not spans:
+        return text, 0
+    out: list[str] = []
+    pos = 0
+    for a, b in merge_spans(spans):
+        out += (text[pos:a], PREFIX + "password]")
+        pos = b
+    out.append(text[pos:])
+    return "".join(out), len(spans)
+
+
+def _password_arg(
+    text: str, low: str, a: int, name: str, paren: int, tuple_: bool
+) -> tuple[tuple[int, int] | None, int]:
+    """The span of the password literal of the call named ``name`` at ``a`` (or None),
+    and where the reading of its arguments stopped."""
+    receiver = ""
+    r = a
+    while r > 1 and low[r - 1] == "." and (low[r - 2].isalnum() or low[r - 2] == "_"):
+        r -= 1
+        while r > 0 and (low[r - 1].isalnum() or low[r - 1] == "_"):
+            r -= 1
+        # The nearest object of the chain: mysql.connector.connect → connector.
+        receiver = low[r:a].rstrip(".").rsplit(".", 1)[-1]
+    strong = True
+    if tuple_:
+        index = 1
+    elif name in _STRONG_CALLS:
+        index = _STRONG_CALLS[name]
+    elif name == "connect":
+        index = 2
+        chain = low[r:a]
+        if any(mod in chain for mod in _ORACLE_MODULES):
+            index = 1
+        else:
+            strong = receiver in _DB_MODULES
+    elif name.endswith(("auth", "credential", "credentials", "authenticate")):
+        index, strong = 1, False
+    else:
+        return None, paren
+    args, stop = _call_args(text, paren)
+    if not args:
+        return None, stop
+    positional = [arg for arg in args if arg[0] != "kw"]
+    if any(arg[0] == "star" for arg in positional[: index + 1]):
+        return None, stop
+    if name == "connect" and index == 2 and len(positional) > 1 and positional[1][0] == "int":
+        index = 3  # paramiko: (host, port, user, password)
+    if len(positional) <= index or positional[index][0] != "str":
+        return None, stop
+    _kind, start, end = positional[index]
+    value = text[start:end]
+    if not _worded(value) or value.lower() in _TRIVIAL or reference(value):
+        return None, stop
+    if value[:1] == "{" and value[-1:] == "}":
+        return None, stop  # an f-string's {field}
+    if not strong and (not _generated(value) or " " in value.strip()):
+        return None, stop
+    return (start, end), stop
+
+
 # (kind, gate, markers, pattern, replacement): a rule runs when ``gate`` and one of its
 # ``markers`` (if any) occur in the lower-cased text. The gate lets one scan rule out a
 # family of markers; together they keep the no-secret case to a few dozen substring
@@ -2339,10 +2696,22 @@ _RULES: tuple[Rule, ...] = (
     ),
     ("credential", "\n", (), _BLOCKS, PREFIX + "credential]"),
     ("password", "(", ("auth", "cred", "login", "logon", "bind"), _AUTH_CALL, _keep_password),
+    # A password given by its position in a call (connect("db", "u", X), FTP(h, u, X)).
+    ("password", "(", _POSITIONAL_MARKERS, _POSITIONAL, PREFIX + "password]"),
     ("credential", "", _CRED_MARKERS, _CRED_PATTERN, _cred_value),
     # The same rule for *_KEY names, behind one gate: "key" alone is too common a word
     # (every error event has a "key" field) to start the regex engine for.
     ("credential", "key", _KEY_MARKERS, _CRED_PATTERN, _cred_value),
+    # The rest of an unquoted value split by spaces (PASSWORD=abc def ghi).
+    (
+        "credential",
+        "=[redacted:credential]",
+        ("=[redacted:credential]",),
+        _SPACED_VALUE,
+        _spaced_value,
+    ),
+    # user/password@connect-identifier with no command before it.
+    ("password", "@", ("/", "@tcp", "@unix(", "@udp("), _CONNECT_STRING, _connect_string),
     (
         # Prose: "my password is X", "the db password for staging: X", "use token X".
         "credential",
@@ -2431,6 +2800,7 @@ _READY: dict[str, Callable[[str, str], bool]] = {
     _SEARCH_LINE: _search_ready,
     _FOREIGN_PATTERN: _foreign_ready,
     _SET_TO: _set_ready,
+    _CONNECT_STRING: _connect_ready,
 }
 _compiled: dict[str, Pattern[str]] = {}
 _extra_compiled: dict[str, Pattern[str]] = {}
@@ -2532,7 +2902,7 @@ _BY_LINE = frozenset({_CRED_PATTERN, _CALL_PATTERN, _KV_PATTERN, _PROSE_PATTERN,
                       _RANDOM_PATTERN, _CMD_PASSWORD, _CONFIG_SET, _ADMIN_PASSWORD,
                       _SQL_PASSWORD, _FOREIGN_PATTERN, _VALUE_FIRST, _ENCODER_INPUT,
                       _SPLIT_TOKEN, _MORE_TOKENS,
-                      _SEARCH_LINE, _SET_TO})  # fmt: skip
+                      _SEARCH_LINE, _SET_TO, _SPACED_VALUE, _CONNECT_STRING})  # fmt: skip
 _LINE_MODE_CHARS = 2048
 
 
@@ -2626,11 +2996,16 @@ def mask(text: str, extra: Iterable[str | Pattern[str]] = ()) -> str:
     ``extra``: more patterns (strings or compiled) to mask as ``[REDACTED:custom]``.
     While :func:`collecting`, the values masked are also noted (see :func:`mask_repeats`).
     """
-    if not text.isascii():
+    ascii_only = text.isascii()
+    if not ascii_only:
         text = without_invisible(text)
     original = text
     if extra:
         text = _apply_extra(text, extra)
+    if not ascii_only:
+        # First what the NFKC form shows (a value half in fullwidth letters is one value
+        # there), then what the original shows (its own scripts' rules).
+        text = _mask_compatible(text)
     text = _mask(text)
     if _collected is not None and text is not original and text != original:
         _note_masked(original, text, _collected)
@@ -2662,6 +3037,85 @@ def without_invisible(text: str) -> str:
                 continue
         out.append(c)
     return "".join(out)
+
+
+# Compatibility characters (fullwidth letters, mathematical alphanumerics, the no-break
+# and ideographic spaces: ｐａｓｓｗｏｒｄ＝X) read as the ASCII character NFKC makes of
+# them. Detection runs on that form; the masks land on the original characters, which
+# stay elsewhere. Only characters whose NFKC form is one ASCII character are read so:
+# the text keeps its length, and an index of one form is an index of the other.
+_ascii_of: dict[str, str] = {}  # a character → its one ASCII character under NFKC, or ""
+
+
+def _compatible_table(text: str) -> dict[int, str]:
+    import unicodedata
+
+    if unicodedata.is_normalized("NFKC", text):
+        return {}
+    table: dict[int, str] = {}
+    for c in set(text):
+        if c.isascii():
+            continue
+        a = _ascii_of.get(c)
+        if a is None:
+            form = unicodedata.normalize("NFKC", c)
+            a = _ascii_of[c] = (
+                form if len(form) == 1 and form.isascii() and form.isprintable() else ""
+            )
+        if a:
+            table[ord(c)] = a
+    return table
+
+
+def _mask_compatible(text: str) -> str:
+    """``text`` with what its NFKC form (see above) shows to be secret masked."""
+    table = _compatible_table(text)
+    if not table:
+        return text
+    norm = text.translate(table)
+    masked = _mask(norm)
+    if masked == norm:
+        return text
+    return _masked_in(text, norm, masked)
+
+
+def _masked_in(original: str, norm: str, masked: str) -> str:
+    """``masked`` (``norm`` masked) with the text between its masks taken from
+    ``original`` (``norm`` position for position). Masking only replaces spans: each
+    text between two runs of masks is found again in ``norm``, in order. Where that
+    fails, ``masked`` itself (the normalised text, masked) is the safe answer."""
+    out: list[str] = []
+    pos_n = pos_m = 0
+    while True:
+        i = masked.find(PREFIX, pos_m)
+        if i < 0:
+            if norm[pos_n:] != masked[pos_m:]:
+                return masked
+            out.append(original[pos_n:])
+            return "".join(out)
+        literal = masked[pos_m:i]
+        if not norm.startswith(literal, pos_n):
+            return masked
+        out.append(original[pos_n : pos_n + len(literal)])
+        start = pos_n + len(literal)
+        j = i
+        while masked.startswith(PREFIX, j):
+            close = masked.find("]", j)
+            if close < 0:
+                return masked
+            j = close + 1
+        following = masked.find(PREFIX, j)
+        after = masked[j:] if following < 0 else masked[j:following]
+        if following < 0:
+            end = len(norm) - len(after)
+            if end <= start or norm[end:] != after:
+                return masked
+        else:
+            end = norm.find(after, start + 1)
+            if end < 0:
+                return masked
+        out.append(masked[i:j])
+        pos_n, pos_m = end, j
 
 
 def _mask(text: str) -> str:
@@ -2705,6 +3159,8 @@ def _mask(text: str) -> str:
             text, count = _config_blocks(text)
         elif source is _PW_LINES:
             text, count = _password_lines(text)
+        elif source is _POSITIONAL:
+            text, count = _positional(text)
         elif by_line and source in _BY_LINE:
             present = tuple(m for m in markers if seen.get(m, True))  # (shapes for _RUN)
             spans = _run_lines(text) if gate is _RUN else _marker_lines(text, low, present)

@@ -12,8 +12,11 @@ on stdin, Linux and Windows), ``encoded``, ``split``, ``raw`` (key material, pro
 tokens, high-entropy values after ``=`` or ``:``), ``config`` (multi-line values of
 configuration formats and credential files), ``foreign`` (prose in other languages),
 ``setting`` (commits, todos, searches, edits that name or set a password) and
-``passphrase`` (passwords made of words, in strong contexts). ``repeat`` (a secret given
-once with a label, then used bare) is built by :func:`sessions`.
+``passphrase`` (passwords made of words, in strong contexts); since 0.5.0's holes were
+closed also ``spaced`` (an unquoted value with spaces in an env or shell statement),
+``connect_string`` (a bare ``user/password@host``), ``fullwidth`` (ｐａｓｓｗｏｒｄ＝X) and
+``positional`` (a password by its place in a call: ``connect("db", "u", X)``).
+``repeat`` (a secret given once with a label, then used bare) is built by :func:`sessions`.
 """
 
 from __future__ import annotations
@@ -430,9 +433,96 @@ def generated(g: Gen) -> list[Case]:
     return [("generated", f"{command}{SEP}{value}\n", [value])]
 
 
+def spaced(g: Gen) -> list[Case]:
+    """An unquoted value with plain spaces in it, at the start of an env or shell statement
+    (a passphrase, or a password cut by spaces; no piece reads as a ``NAME=`` assignment,
+    which the shell's grammar would make one)."""
+    if g.rng.random() < 0.5:
+        # Each word with digits: a 10-character piece of the value is no piece of the
+        # other families' texts, which draw on the same words.
+        words = [g.pick(WORDS) + g.s(2, string.digits) for _ in range(g.rng.randint(3, 4))]
+        value = " ".join(words)
+    else:
+        p = g.password().replace("=", "+")
+        a = g.rng.randint(4, len(p) - 8)
+        b = g.rng.randint(a + 4, len(p) - 4)
+        value = f"{p[:a]} {p[a:b]} {p[b:]}"
+    u, w = g.user(), g.pick(WORDS)
+    forms = [
+        "DB_PASSWORD={v}", "export ADMIN_PASSWORD={v}", "SMTP_PASS={v}\nSMTP_USER=" + u,
+        "API_TOKEN={v} && ./deploy.sh " + w, "SECRET_KEY={v}; echo ok", "  - POSTGRES_PASSWORD={v}",
+        "REDIS_PASSWORD={v}  # rotated", "set SA_PASSWORD={v}", "LDAP_BIND_PASSWORD={v} LDAP_USER=" + u,
+    ]  # fmt: skip
+    return [("spaced", g.pick(forms).format(v=value), [value])]
+
+
+def connect_string(g: Gen) -> list[Case]:
+    """A bare ``user/password@connect-identifier``, with no command that names it."""
+    p, u, w = g.password(), g.pick(["scott", "system", "app_owner", "c##ops", "hr"]), g.pick(WORDS)
+    forms = [
+        f"{u}/{p}@db.internal:1521/ORCLPDB1", f"{u}/{p}@//{w}-db.example.com:1521/{w}",
+        f"ORACLE_DSN={u}/{p}@{w}db", f'dsn = "{u}/{p}@{w}-db/svc"',
+        f'cx_Oracle.connect("{u}/{p}@db:1521/xe")', f"exp {u}/{p}@{w} file={w}.dmp",
+        f"impdp {u}/{p}@pdb1 directory=DP dumpfile={w}.dmp", f"connect {u}/{p}@{w}",
+        f"DB_URL={u}/{p}@(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=db)(PORT=1521)))",
+        f"the nightly job logs in as {u}/{p}@{w}prod",
+        f'sql.Open("mysql", "{u}:{p}@tcp({w}-db:3306)/{w}")',
+    ]  # fmt: skip
+    return [("connect_string", g.pick(forms), [p])]
+
+
+def _wide(text: str) -> str:
+    """``text`` in fullwidth forms (letters, digits and ASCII punctuation)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def fullwidth(g: Gen) -> list[Case]:
+    """Key words (and sometimes the value) in fullwidth letters: ｐａｓｓｗｏｒｄ＝X."""
+    p, t = g.password(), g.token(32)
+    forms: list[tuple[str, list[str]]] = [
+        (f"{_wide('password')}={p}", [p]), (f"{_wide('password=')}{p}", [p]),
+        (f"{_wide('DB_PASSWORD')}={p}", [p]), (f"{_wide('api_token')}: {t}", [t]),
+        (f"the {_wide('password')} is {p}", [p]), (f"{_wide('password')}={_wide(p)}", [_wide(p)]),
+        (f"export {_wide('SECRET_KEY')}={_wide(p)}", [_wide(p)]),
+        (f"{_wide('mysql -u root -p')}{_wide(p)}", [_wide(p)]),
+        (f"{_wide('Authorization: Bearer ')}{_wide(t)}", [_wide(t)]),
+    ]  # fmt: skip
+    text, parts = forms[g.rng.randrange(len(forms))]
+    return [("fullwidth", text, parts)]
+
+
+def positional(g: Gen) -> list[Case]:
+    """A password given by its position in a call whose API fixes that position."""
+    p, u, w = g.password(), g.user(), g.pick(WORDS)
+    q = g.pick(["'", '"'])
+    p = p.replace(q, "")
+    forms = [
+        f"conn = pymysql.connect({q}db{q}, {q}{u}{q}, {q}{p}{q}, {q}{w}{q})",
+        f"db = MySQLdb.connect(host, {q}{u}{q}, {q}{p}{q})",
+        f"cnx = mysql.connector.connect({q}db.internal{q}, user, {q}{p}{q})",
+        f"conn = psycopg2.connect(host, {q}{u}{q}, {q}{p}{q})",
+        f"conn = pymssql.connect(server, {q}{u}{q}, {q}{p}{q}, {q}{w}{q})",
+        f"ftp = ftplib.FTP({q}ftp.example.com{q}, {q}{u}{q}, {q}{p}{q})",
+        f"ftps = FTP_TLS(host, user, {q}{p}{q})",
+        f"ssh.connect({q}bastion{q}, 22, {q}{u}{q}, {q}{p}{q})",
+        f"con = oracledb.connect({q}{u}{q}, {q}{p}{q}, {q}db:1521/{w}{q})",
+        f"smtp.login(sender, {q}{p}{q})", f"imap.login(cfg.user, {q}{p}{q})",
+        f"requests.post(url, auth=(user, {q}{p}{q}), json=body)",
+        f"auth = HTTPDigestAuth(settings.USER, {q}{p}{q})",
+        f"Connection c = DriverManager.getConnection(url, {q}{u}{q}, {q}{p}{q});",
+        f"$db = new mysqli({q}localhost{q}, {q}{u}{q}, {q}{p}{q}, {q}{w}{q});",
+        f"$pdo = new PDO($dsn, {q}{u}{q}, {q}{p}{q});",
+        f"conn = pymysql.connect(\n    {q}db{q},\n    {q}{u}{q},\n    {q}{p}{q},\n)",
+    ]  # fmt: skip
+    return [("positional", g.pick(forms), [p])]
+
+
 FAMILIES: dict[str, Callable[[Gen], list[Case]]] = {
     "admin": admin, "encoded": encoded, "split": split, "raw": raw, "config": config,
     "foreign": foreign, "setting": setting, "passphrase": passphrase, "generated": generated,
+    # The holes 0.5.0 left open (drawn after the others: their values stay as they were).
+    "spaced": spaced, "connect_string": connect_string, "fullwidth": fullwidth,
+    "positional": positional,
 }  # fmt: skip
 
 

@@ -233,6 +233,11 @@ HOSTILE = {
     "flags": "-" + "-a" * 30_000,
     "xml": "<password>" + "a " * 30_000,
     "names": "A_" * 30_000 + "=x",
+    # The rules for 0.5.0's holes: unclosed calls, connect strings, spaced values, fullwidth.
+    "calls": 'connect("a", ' * 10_000 + "login(a, " * 10_000,
+    "connect strings": "a/" + "x@" * 30_000,
+    "spaced": "PASSWORD=x " + "y " * 30_000,
+    "fullwidth": "ｐａｓｓｗｏｒｄ＝ｘ " * 6_000,
 }
 
 
