@@ -14,6 +14,8 @@ import ctxmode
 from ctxmode.bench.cases import BIG_PAYLOAD_BYTES, SEED_EVENTS, SEED_SOURCE, SESSION_ID
 
 PAYLOADS_FILE = os.path.join(os.path.dirname(ctxmode.__file__), "data", "bench_payloads.json")
+# A real session's transcript (2.1.332): where the Stop case reads the turn's notes from.
+TRANSCRIPT_FILE = os.path.join(os.path.dirname(ctxmode.__file__), "data", "bench_transcript.jsonl")
 
 
 def load_payloads() -> dict[str, Any]:
@@ -35,6 +37,7 @@ def render(template: Mapping[str, Any], project: str, session: str, n: int) -> b
         text.replace("@PROJECT@", json.dumps(project)[1:-1])
         .replace("@SESSION@", session)
         .replace("@N@", str(n))
+        .replace("@TRANSCRIPT@", json.dumps(TRANSCRIPT_FILE)[1:-1])
     )
     return text.encode("utf-8")
 
