@@ -3044,10 +3044,17 @@ def without_invisible(text: str) -> str:
 # them. Detection runs on that form; the masks land on the original characters, which
 # stay elsewhere. Only characters whose NFKC form is one ASCII character are read so:
 # the text keeps its length, and an index of one form is an index of the other.
-_ascii_of: dict[str, str] = {}  # a character → its one ASCII character under NFKC, or ""
+_ascii_of: dict[str, str] = dict.fromkeys(
+    # Known to be none, so that a text holding only these (ctxmode's own excerpt marks,
+    # common punctuation) costs no import of unicodedata: every excerpt has a "…".
+    "…⏎↑↓→←»«·•–—‘’“”✓✗✔✘",
+    "",
+)  # a character → its one ASCII character under NFKC, or ""
 
 
 def _compatible_table(text: str) -> dict[int, str]:
+    if all(_ascii_of.get(c) == "" for c in set(text) if not c.isascii()):
+        return {}
     import unicodedata
 
     if unicodedata.is_normalized("NFKC", text):

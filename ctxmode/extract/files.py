@@ -16,6 +16,7 @@ from ctxmode.extract.common import (
     id_str,
     is_rule_file,
     masked_excerpt,
+    output_excerpt,
     rel_path,
     s,
     trim,
@@ -112,7 +113,9 @@ def result_excerpt(
 
 
 def _cut(text: str, head: int, tail: int) -> str:
-    return trim(masked_excerpt(text, head, tail), head + tail + 60)
+    """The excerpt of a result: cut, not masked again (extract.masked masked the head it
+    kept whole, before any cut: a read costs one pass over it, not two)."""
+    return trim(output_excerpt(text, head, tail), head + tail + 60)
 
 
 def write(inp: HookInput) -> list[Draft]:
