@@ -15,7 +15,6 @@ from ctxmode.extract.common import (
     clip,
     id_str,
     is_rule_file,
-    masked_excerpt,
     output_excerpt,
     rel_path,
     s,
@@ -36,8 +35,8 @@ EXCERPT_TAIL = 120
 
 
 def excerpt(text: str) -> str:
-    """The head and tail of the text a tool wrote, masked (common.masked_excerpt)."""
-    return trim(masked_excerpt(text, EXCERPT_HEAD, EXCERPT_TAIL), 420)
+    """The head and tail of the text a tool wrote (:func:`_cut`)."""
+    return _cut(text, EXCERPT_HEAD, EXCERPT_TAIL)
 
 
 def _path(inp: HookInput, raw: str) -> str:
@@ -113,8 +112,9 @@ def result_excerpt(
 
 
 def _cut(text: str, head: int, tail: int) -> str:
-    """The excerpt of a result: cut, not masked again (extract.masked masked the head it
-    kept whole, before any cut: a read costs one pass over it, not two)."""
+    """An excerpt of what a tool wrote or returned: cut, not masked again. Extractors get
+    the payload masked (extract.masked masked the head it kept whole, before any cut),
+    so a write or a read costs one masking pass over it, not two."""
     return trim(output_excerpt(text, head, tail), head + tail + 60)
 
 
