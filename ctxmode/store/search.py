@@ -692,13 +692,15 @@ def _first_id_since(conn: _sqlite3.Connection, since: str, low: int, high: int) 
 
 # What a hit's neighbours are read by: the session's events just before and after it in
 # the calls' order (events.ORDER; rows stored before schema 3 have no call_at and come
-# first). A NULL call_at compares as this, below every stamp.
+# first). A NULL call_at compares as this, below every stamp. The hit's own place is
+# read by the statement itself (a constant subquery, evaluated once).
 _NO_CALL = -1
+_AT = f"(SELECT coalesce(call_at, {_NO_CALL}) FROM session_events WHERE id = :id)"
 _NEIGHBOURS = f"""
 SELECT {EVENT_COLUMNS} FROM session_events
 WHERE session_id = :session AND id != :id AND (
-    coalesce(call_at, {_NO_CALL}) {{op}} :at
-    OR (coalesce(call_at, {_NO_CALL}) = :at AND id {{op}} :id))
+    coalesce(call_at, {_NO_CALL}) {{op}} {_AT}
+    OR (coalesce(call_at, {_NO_CALL}) = {_AT} AND id {{op}} :id))
 ORDER BY call_at {{way}}, id {{way}} LIMIT :span
 """
 _BEFORE = _NEIGHBOURS.format(op="<", way="DESC")
@@ -723,12 +725,7 @@ def neighbours(
     for hit in hits:
         if hit.id is None:
             continue
-        row = conn.execute(
-            "SELECT coalesce(call_at, ?) FROM session_events WHERE id = ?", (_NO_CALL, hit.id)
-        ).fetchone()
-        if row is None:
-            continue
-        where = {"session": hit.session_id, "id": hit.id, "at": row[0], "span": span}
+        where = {"session": hit.session_id, "id": hit.id, "span": span}
         before = events_from_rows(conn.execute(_BEFORE, where).fetchall())
         after = events_from_rows(conn.execute(_AFTER, where).fetchall())
         out[int(hit.id)] = [(-n, e) for n, e in reversed(list(enumerate(before, 1)))] + [
