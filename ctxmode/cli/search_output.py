@@ -289,17 +289,14 @@ def neighbour_line(
         if text and (event.type, key) not in UNSAID_FIELDS and (key, text) not in UNSAID_VALUES
     ]
     room = CONTEXT_CHARS - len(head) - sum(len(key) + 5 for key, _ in fields)
-    short = [
-        text for _, text in fields if len(text) <= max(CONTEXT_SHORT, room // len(fields or [0]))
-    ]
-    long_count = len(fields) - len(short)
-    share = max(room - sum(len(t) for t in short), 0) // max(long_count, 1)
+    whole = max(CONTEXT_SHORT, room // max(len(fields), 1))
+    short = [len(text) <= whole for _, text in fields]
+    rest = room - sum(len(text) for (_, text), fits in zip(fields, short, strict=True) if fits)
+    share = max(rest, 0) // max(short.count(False), 1)
     pieces = []
-    for key, text in fields:
-        if len(text) > share and text not in short:
-            text = _window(text, terms, max(share, 24), mark)[0]
-        elif terms:
-            text = _window(text, terms, len(text), mark)[0]
+    for (key, text), fits in zip(fields, short, strict=True):
+        width = len(text) if fits or len(text) <= share else max(share, 24)
+        text = _window(text, terms, width, mark)[0] if terms or width < len(text) else text
         pieces.append(f"{key}: {text}" if key else text)
     return visible(head + " · ".join(pieces))
 
