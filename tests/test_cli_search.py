@@ -246,6 +246,28 @@ def test_compact_output_cuts_long_values_around_the_match(tmp_path: Path) -> Non
     assert "line 7: nothing to see" in full and "»" not in full
 
 
+def test_compact_output_shows_the_lines_holding_most_of_the_query(tmp_path: Path) -> None:
+    """A long value shows the lines that hold the most words of the question (the rarer
+    at equal count), not the first that hold one: in a test run's output the answer is
+    the total, past lines that each name one word of it."""
+    store = project_store(tmp_path)
+    lines = [f"step {n}: loss {n}.5 computed" for n in range(8)]
+    lines += ["=== combined ===", "Total loss: 636.5634", "done"]
+    add(
+        store,
+        SESSION_A,
+        0,
+        make("shell_call", {"command": "python run.py", "exit": 0, "output": "\n".join(lines)}),
+    )
+    store.close()
+    out = cli("search", "--project", str(tmp_path), "what total loss did the run print").stdout
+    assert "  »         … Total loss: 636.5634" in out
+    # Two lines of one word each are shown beside it, in their order in the output.
+    assert out.count("»") == 4  # command, and three lines of the output
+    assert out.index("step 0") < out.index("Total loss")
+    assert "(+6 more matching lines; --full)" in out
+
+
 def test_no_matches_is_a_message_not_an_error(project: Path) -> None:
     result = cli("search", "--project", str(project), "no-such-thing")
     assert (result.exit_code, result.stdout) == (
@@ -1187,3 +1209,20 @@ def test_default_output_stays_compact(tmp_path: Path) -> None:
     assert len(hits) == 8
     assert [hit.count("\n  »         line") for hit in hits] == [2, 2, 2, 0, 0, 0, 0, 0]
     assert len(out.encode()) < 3 * 1024
+
+
+def test_a_line_with_the_rarer_word_is_shown_at_equal_count() -> None:
+    """Lines holding as many words of the query are ordered by the words' rarity (the
+    IDF the search measured), then by place; the whole query as a phrase beats any count."""
+    from ctxmode.cli.search_output import best_lines
+    from ctxmode.store.query import Term
+
+    common, rare = Term("build", "word"), Term("webpack", "word")
+    common.idf, rare.idf = 0.2, 6.0
+    lines = ["build started", "webpack 5.1 ready", "build ok"]
+    assert best_lines(lines, [0, 1, 2], [common, rare], 1) == [1]
+    assert best_lines(lines, [0, 1, 2], [common, rare], 2) == [0, 1]
+    rare.idf = 0.1  # now the rarer word is "build": its first line wins, then place
+    assert best_lines(lines, [0, 1, 2], [common, rare], 1) == [0]
+    phrase = Term("build ok", "exact", weight=0.0, tiered=True)
+    assert best_lines(lines, [0, 1, 2], [phrase, common, rare], 1) == [2]

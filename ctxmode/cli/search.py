@@ -325,6 +325,7 @@ def search(
                 offset=offset,
                 listing=listing,
                 context=beside,
+                terms=fetched.terms,
             )
         data = byte_safe(output_text)
         click.echo(data, nl=False)

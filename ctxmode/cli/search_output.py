@@ -19,6 +19,7 @@ from ctxmode.events import SessionEvent
 from ctxmode.redact import visible
 from ctxmode.store import SearchHit, analyze
 from ctxmode.store.query import Term, match_spans, words_of
+from ctxmode.store.query import fold as fold_case
 
 WRAP_WIDTH = 100
 INDENT = "    "
@@ -29,6 +30,11 @@ NARROW_HINT = "--session ID, --type T or --since 24h"
 SHORT_VALUE = 300
 LINE_WINDOW = 240
 MATCH_LINES = 3
+# A line holding the whole query as a phrase is shown before any holding its words only.
+PHRASE_LINE = 1000.0
+# A term's IDF only orders lines holding as many terms (an IDF is below 20 in a store of
+# up to 10^8 events: a line's rarities add up to less than one more term).
+RARITY_TIE = 0.001
 DETAILED_HITS = 3
 UNMATCHED_CHARS = 100
 LISTED_CHARS = 400  # a listing (no query) shows each value up to this long whole
@@ -243,7 +249,7 @@ def compact_field(
         more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
         return [head + _window(first, [], UNMATCHED_CHARS, mark)[0] + more]
     out = []
-    picked = matching[:match_lines]
+    picked = best_lines(lines, matching, terms, match_lines)
     for place, n in enumerate(picked):
         prefix = head if place == 0 else hang
         gap = "… " if (n > 0 and (place == 0 or picked[place - 1] != n - 1)) else ""
@@ -255,6 +261,33 @@ def compact_field(
     elif len(lines) > 1 and picked[-1] < len(lines) - 1 and not out[-1].endswith("…"):
         out[-1] += " …"
     return out
+
+
+def line_weight(line: str, terms: list[Term]) -> float:
+    """How much of the query ``line`` holds: the number of distinct terms on it, the
+    rarer ones (their IDF, when the search measured it) breaking a tie, and the whole
+    query as a phrase above any number of its words."""
+    folded = fold_case(line)
+    total = 0.0
+    for term in terms:
+        if not term.spans(folded, 1, line):
+            continue
+        if term.weight == 0.0 and term.kind == "exact":
+            total += PHRASE_LINE if len(terms) > 1 else 1.0
+        else:
+            total += 1.0 + RARITY_TIE * term.weight * term.idf
+    return total
+
+
+def best_lines(lines: list[str], matching: list[int], terms: list[Term], keep: int) -> list[int]:
+    """The ``keep`` lines of ``matching`` (numbers into ``lines``) that hold the most of
+    the query (:func:`line_weight`; the earlier at equal weight), in their order. The
+    first lines that match are often the command echoing a word of the question; the
+    line that answers it holds more of its words, or its rarer ones."""
+    if len(matching) <= keep:
+        return matching
+    ranked = sorted(matching, key=lambda n: (-line_weight(lines[n], terms), n))
+    return sorted(ranked[:keep])
 
 
 def restates(event: SessionEvent, hit: SearchHit) -> bool:
@@ -380,14 +413,17 @@ def render(
     offset: int = 0,
     listing: bool = False,
     context: dict[int, list[tuple[int, SessionEvent]]] | None = None,
+    terms: list[Term] | None = None,
 ) -> str:
     """The human output of a search: one block per match, then a footer line.
 
     ``blocks`` are the ones to show (from ``offset`` on), of ``total`` distinct matches
     found; ``capped`` when not every match was fetched: ``total`` is then the number of
-    matching events, estimated. The output stops once it passes :data:`MAX_OUTPUT_BYTES`.
+    matching events, estimated. ``terms``: the query's, as the search weighed them (else
+    analysed here, each word weighing the same). The output stops once it passes
+    :data:`MAX_OUTPUT_BYTES`.
     """
-    terms = [] if listing else analyze(query)
+    terms = [] if listing else (terms or analyze(query))
     pattern = highlighter([t.text for t in terms]) if color and full else None
     mark = COLOR_MARK if color else None
     out: list[str] = []

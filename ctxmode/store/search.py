@@ -141,6 +141,9 @@ class SearchHits(list[SearchHit]):
 
     total: int = 0
     more: bool = False
+    # The query's terms, each with the IDF this search measured (how the output picks
+    # the lines of a hit that hold the most of the query).
+    terms: list[Term] = []  # noqa: RUF012 (replaced, never mutated, per instance)
 
 
 def blend(relevance: float, age_seconds: float) -> float:
@@ -590,6 +593,7 @@ def find(
     keep = max(REFINE, limit)
     hits, scored = search.rank(search.read(search.first_pass(keep)), limit)
     out.extend(hits)
+    out.terms = terms
     if search.more:
         best = max(search.estimates, default=0.0)
         out.total, out.more = max(len(search.found), round(best)), True
