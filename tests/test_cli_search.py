@@ -1226,3 +1226,93 @@ def test_a_line_with_the_rarer_word_is_shown_at_equal_count() -> None:
     assert best_lines(lines, [0, 1, 2], [common, rare], 1) == [0]
     phrase = Term("build ok", "exact", weight=0.0, tiered=True)
     assert best_lines(lines, [0, 1, 2], [phrase, common, rare], 1) == [2]
+
+
+def test_the_best_line_is_followed_by_the_lines_below_it(tmp_path: Path) -> None:
+    """A detailed hit's best line comes with the next two lines that hold a letter or a
+    digit, unflagged (``grep -A2``): the question's words find a heading, the answer is
+    below it. A command's description is left out when the command matched too."""
+    store = project_store(tmp_path)
+    install = "\n".join(
+        [
+            "Resolved 4 packages in 5ms",
+            "Installed 4 packages in 6ms",
+            " + flake8==7.3.0",
+            " + mccabe==0.7.0",
+            " + pycodestyle==2.14.0",
+            "src/app.py:1:1: F401 'os' imported but unused",
+        ]
+    )
+    trace = "\n".join(
+        [
+            "Traceback (most recent call last):",
+            '  File "check.py", line 1, in <module>',
+            "    import sqlalchemy",
+            "    ^^^^^^^^^^^^^^^^^",
+            "ModuleNotFoundError: No module named 'sqlalchemy'",
+        ]
+    )
+    add(
+        store,
+        SESSION_A,
+        0,
+        make(
+            "shell_call",
+            {
+                "command": "uv pip install flake8",
+                "description": "Install the linter",
+                "exit": 0,
+                "output": install,
+            },
+        ),
+    )
+    add(
+        store,
+        SESSION_B,
+        1,
+        make("shell_call", {"command": "python check.py", "exit": 1, "output": trace}),
+    )
+    store.close()
+    out = cli(
+        "search",
+        "--project",
+        str(tmp_path),
+        "--session",
+        SESSION_A[:8],
+        "which linter version was installed",
+    ).stdout
+    assert (
+        "  » output: … Installed 4 packages in 6ms\n"
+        "             + flake8==7.3.0\n"
+        "             + mccabe==0.7.0 …\n"
+    ) in out, out
+    assert "description" not in out  # the command matched: its gloss is not needed
+    out = cli(
+        "search", "--project", str(tmp_path), "--session", SESSION_B[:8], "why did the import break"
+    ).stdout
+    assert (
+        "  » output: …     import sqlalchemy\n"
+        "            … ModuleNotFoundError: No module named 'sqlalchemy'\n"
+    ) in out, out  # the caret line between them holds no letter: left out, a gap said
+
+
+def test_a_description_is_shown_when_it_alone_matched(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    add(
+        store,
+        SESSION_A,
+        0,
+        make(
+            "shell_call",
+            {
+                "command": "make -j8",
+                "description": "Rebuild the docs site",
+                "exit": 0,
+                "output": "ok",
+            },
+        ),
+    )
+    store.close()
+    out = cli("search", "--project", str(tmp_path), "rebuild the docs").stdout
+    assert "  » description: Rebuild the docs site\n" in out, out
+    assert "    command: make -j8\n" in out

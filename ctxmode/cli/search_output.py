@@ -28,8 +28,13 @@ NARROW_HINT = "--session ID, --type T or --since 24h"
 # The compact output: a value up to this long is shown whole; a longer one shows its
 # matching lines (at most MATCH_LINES, each a window this wide around the match).
 SHORT_VALUE = 300
-LINE_WINDOW = 240
+LINE_WINDOW = 200
 MATCH_LINES = 3
+# The best line of a detailed hit's value is followed by its next this-many lines that
+# hold a letter or a digit (within twice as many), as `grep -A` does: what a question's
+# words find is often a heading, and its answer the line below ("Installed 4 packages",
+# then "+ flake8==7.3.0"; a traceback's last frame, then its error).
+AFTER_LINES = 2
 # A line holding the whole query as a phrase is shown before any holding its words only.
 PHRASE_LINE = 1000.0
 # A term's IDF only orders lines holding as many terms (an IDF is below 20 in a store of
@@ -46,7 +51,7 @@ MAX_OUTPUT_BYTES = 32 * 1024
 # question names and what answers it are often neighbours (the restart and the port it
 # took, a commit's message and its hash). Sized on the retrieval benchmark to keep the
 # default output's median under 3 KB (--json gives every hit's neighbours whole).
-CONTEXT_HITS = 2
+CONTEXT_HITS = 1
 CONTEXT_SPAN = 1
 CONTEXT_CHARS = 110
 CONTEXT_MARKS = ("↑", "↓")
@@ -219,9 +224,11 @@ def compact_field(
     terms: list[Term],
     mark: tuple[str, str] | None = None,
     match_lines: int = MATCH_LINES,
+    after_lines: int = 0,
 ) -> list[str]:
     """One field in the compact output: whole when short, else the lines that match
-    (each flagged, see :func:`_flag`)."""
+    most of the query (each flagged, see :func:`_flag`), the best of them followed by
+    ``after_lines`` lines (not flagged)."""
     head = f"{INDENT}{key}: " if key else INDENT
     hang = " " * len(head)
     lines = text.split("\n")
@@ -250,17 +257,32 @@ def compact_field(
         return [head + _window(first, [], UNMATCHED_CHARS, mark)[0] + more]
     out = []
     picked = best_lines(lines, matching, terms, match_lines)
-    for place, n in enumerate(picked):
+    after: list[int] = []
+    if after_lines:
+        best = min(picked, key=lambda n: (-line_weight(lines[n], terms), n))
+        after = lines_after(lines, best, set(picked), after_lines)
+    shown_lines = sorted(picked + after)
+    for place, n in enumerate(shown_lines):
         prefix = head if place == 0 else hang
-        gap = "… " if (n > 0 and (place == 0 or picked[place - 1] != n - 1)) else ""
+        gap = "… " if (n > 0 and (place == 0 or shown_lines[place - 1] != n - 1)) else ""
         shown, _ = _window(lines[n], terms, LINE_WINDOW, mark)
-        out.append(_flag(prefix + gap + shown, True))
+        out.append(_flag(prefix + gap + shown, n not in after))
     rest = len(matching) - len(picked)
     if rest > 0:  # said on the last line shown: a line of its own would cost its indent
         out[-1] += f" (+{rest} more matching line{'s' if rest > 1 else ''}; --full)"
-    elif len(lines) > 1 and picked[-1] < len(lines) - 1 and not out[-1].endswith("…"):
+    elif len(lines) > 1 and shown_lines[-1] < len(lines) - 1 and not out[-1].endswith("…"):
         out[-1] += " …"
     return out
+
+
+def lines_after(lines: list[str], best: int, taken: set[int], count: int) -> list[int]:
+    """Up to ``count`` lines after line ``best`` (within ``2 × count``) that are not
+    ``taken`` and hold a letter or digit (a traceback's ``^^^^`` says nothing)."""
+    return [
+        n
+        for n in range(best + 1, min(len(lines), best + 1 + 2 * count))
+        if n not in taken and any(c.isalnum() for c in lines[n])
+    ][:count]
 
 
 def line_weight(line: str, terms: list[Term]) -> float:
@@ -281,13 +303,21 @@ def line_weight(line: str, terms: list[Term]) -> float:
 
 def best_lines(lines: list[str], matching: list[int], terms: list[Term], keep: int) -> list[int]:
     """The ``keep`` lines of ``matching`` (numbers into ``lines``) that hold the most of
-    the query (:func:`line_weight`; the earlier at equal weight), in their order. The
-    first lines that match are often the command echoing a word of the question; the
-    line that answers it holds more of its words, or its rarer ones."""
-    if len(matching) <= keep:
-        return matching
+    the query (:func:`line_weight`; the earlier at equal weight), in their order; a
+    line repeated is shown once. The first lines that
+    match are often the command echoing a word of the question; the line that answers
+    it holds more of its words, or its rarer ones."""
     ranked = sorted(matching, key=lambda n: (-line_weight(lines[n], terms), n))
-    return sorted(ranked[:keep])
+    picked: list[int] = []
+    said: set[str] = set()
+    for n in ranked:
+        text = lines[n].strip()
+        if text not in said:  # a line repeated says nothing more (a traceback's frames)
+            said.add(text)
+            picked.append(n)
+            if len(picked) == keep:
+                break
+    return sorted(picked)
 
 
 def restates(event: SessionEvent, hit: SearchHit) -> bool:
@@ -363,24 +393,39 @@ def block_lines(
     full: bool = True,
     mark: tuple[str, str] | None = None,
     match_lines: int = MATCH_LINES,
+    after_lines: int = 0,
 ) -> tuple[str, list[str]]:
     """The header line and the data lines of one block (``full``: every field whole)."""
     hit = block.hit
     lines: list[str] = []
     # Stored text is shown as it is: invisible and direction-changing characters as
     # escapes (before the marks go in: those are ours, and may be colour codes).
-    for key, text in data_fields(str(hit.data)):
+    fields = data_fields(str(hit.data))
+    # A command's description is shown only when nothing else of the call matched.
+    other_match = (
+        not full
+        and terms is not None
+        and any(
+            (hit.type, key) not in UNSAID_FIELDS and match_spans(text, terms)
+            for key, text in fields
+        )
+    )
+    for key, text in fields:
         # Compact: trailing blanks and carriage returns (Windows output) say nothing.
         if full:
             lines.extend(visible(line) for line in wrap_field(key, text))
         elif terms and (
             (key, text) in UNSAID_VALUES
-            or ((hit.type, key) in UNSAID_FIELDS and not match_spans(text, terms))
+            or ((hit.type, key) in UNSAID_FIELDS and (other_match or not match_spans(text, terms)))
         ):
             continue
         else:
             text = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
-            lines.extend(compact_field(visible(key), visible(text), terms or [], mark, match_lines))
+            lines.extend(
+                compact_field(
+                    visible(key), visible(text), terms or [], mark, match_lines, after_lines
+                )
+            )
     if block.count > 1:
         where = f" in {len(block.sessions)} sessions" if len(block.sessions) > 1 else ""
         lines.append(
@@ -435,10 +480,18 @@ def render(
     for number, block in enumerate(blocks, start=offset + 1):
         if size > MAX_OUTPUT_BYTES:
             break
-        # The best hits show up to MATCH_LINES matching lines of a value, the others one.
+        # The best hits show up to MATCH_LINES matching lines of a value and the lines
+        # after the best of them, the others one line.
         detail = MATCH_LINES if number - offset <= DETAILED_HITS else 1
         header, lines = block_lines(
-            number, block, now, terms=terms, full=full, mark=mark, match_lines=detail
+            number,
+            block,
+            now,
+            terms=terms,
+            full=full,
+            mark=mark,
+            match_lines=detail,
+            after_lines=AFTER_LINES if number - offset <= DETAILED_HITS else 0,
         )
         part = [click.style(header, bold=True) if color else header]
         if context and not full and number - offset <= CONTEXT_HITS:
