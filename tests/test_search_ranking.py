@@ -150,6 +150,38 @@ def test_an_identifier_ranks_its_exact_event_first(store: Store) -> None:
     assert top(store, "npm run dev") == [ids["shell_call"]]
 
 
+def test_an_identifier_the_whole_session_names_does_not_come_first(store: Store) -> None:
+    """An identifier held by more than TIER_MAX_EVENTS events is the session's topic: it
+    ranks by its weight like a word, and the event holding the question's other words
+    wins. Quoted, it still puts its events first: the asker said so."""
+    from ctxmode.store.query import TIER_MAX_EVENTS
+
+    for n in range(TIER_MAX_EVENTS + 5):
+        store.add_events(
+            "s1",
+            [make("file_edit", {"path": f"hosts/laptop{n}.nix", "summary": "nixos-hardware"})],
+            source_hook="PostToolUse",
+            project_dir="/p",
+            now=f"2026-12-02T14:{n:02d}:00.000Z",
+        )
+    store.add_events(
+        "s1",
+        [
+            make(
+                "shell_call",
+                {"command": "nix flake check", "exit": 1, "output": "error: infinite recursion"},
+            )
+        ],
+        source_hook="PostToolUse",
+        project_dir="/p",
+        now="2026-12-02T13:00:00.000Z",  # older than every edit
+    )
+    error = int(store.session_events("s1")[-1].id or 0)
+    assert top(store, "infinite recursion nixos-hardware") == [error]
+    assert top(store, 'infinite recursion "nixos-hardware"') != [error]
+    # A rare identifier still comes first (test_an_identifier_ranks_its_exact_event_first).
+
+
 def test_a_word_finds_its_other_forms(store: Store) -> None:
     ids = fill(store)
     assert top(store, "migrations") == [ids["tool_error"]]  # "migrate", "migrations"

@@ -28,6 +28,10 @@ SNIPPET_MARK = ("**", "**")
 # for on the candidates only, and does not put its events first.
 MIN_EXACT = 3
 MIN_TIERED = 4
+# An identifier typed in the query puts the events holding it first only when it is
+# this rare: held by more events, it names what the session is about (the module every
+# call touches), not the event asked for, and ranks by its weight like a word.
+TIER_MAX_EVENTS = 20
 # The words of a query taken at all (a pasted paragraph is not a query).
 MAX_TERMS = 16
 
@@ -92,11 +96,12 @@ class Term:
 
     ``kind``: ``"word"`` (a word, matched by stem; ``root`` is its Python-side stem),
     or ``"exact"`` (a case-insensitive substring). ``weight`` multiplies its IDF;
-    ``tiered`` exact terms put the events holding them first. ``substring``: a word no
-    event holds as a word, looked for inside words instead.
+    ``tiered`` exact terms put the events holding them first (``quoted``: a phrase in
+    double quotes, always). ``substring``: a word no event holds as a word, looked for
+    inside words instead.
     """
 
-    __slots__ = ("idf", "kind", "root", "substring", "text", "tiered", "weight")
+    __slots__ = ("idf", "kind", "quoted", "root", "substring", "text", "tiered", "weight")
 
     def __init__(self, text: str, kind: str, weight: float = 1.0, tiered: bool = False) -> None:
         self.text = text
@@ -105,6 +110,7 @@ class Term:
         self.tiered = tiered
         self.root = word_root(text) if kind == "word" else fold(text)
         self.substring = False
+        self.quoted = False
         self.idf = 0.0
 
     def __repr__(self) -> str:
@@ -187,7 +193,9 @@ def analyze(query: str) -> list[Term]:
     for raw, quoted in split_query(query):
         if quoted:
             any_quoted = True
-            exact.append(Term(raw, "exact", EXACT_WEIGHT, len(raw) >= MIN_TIERED))
+            phrase = Term(raw, "exact", EXACT_WEIGHT, len(raw) >= MIN_TIERED)
+            phrase.quoted = True
+            exact.append(phrase)
             words += [(w, PART_WEIGHT) for w in words_of(raw)]
             continue
         raw_tokens.append(raw)

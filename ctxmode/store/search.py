@@ -32,8 +32,8 @@ best :data:`REFINE` are read and scored again on their text (BM25: each term's c
 in the event, against the event's length; plus the weight of the terms its best line
 holds, :data:`LINE_WEIGHT`; times a prior per type, :data:`TYPE_PRIOR`), times a
 recency factor (:func:`blend`).
-Events holding more of the query's exact phrases and identifiers come first; recency
-breaks ties.
+Events holding more of the query's exact phrases and rare identifiers (held by at most
+:data:`TIER_MAX_EVENTS` events) come first; recency breaks ties.
 
 Long on purpose (~650 lines): finding the candidates and scoring them is one pass over
 one structure (``_Search``), read best top to bottom; the query itself is ``query.py``.
@@ -54,6 +54,7 @@ from ctxmode.store.query import (
     KIND_BOOST,
     MIN_EXACT,
     SHAPE_BOOST,
+    TIER_MAX_EVENTS,
     Term,
     analyze,
     asked_kinds,
@@ -590,6 +591,8 @@ def find(
     span = high - low + 1
     for term, estimate in zip(terms, search.estimates, strict=True):
         term.idf = idf(estimate, span)
+        if term.tiered and term.weight > 0.0 and not term.quoted and estimate > TIER_MAX_EVENTS:
+            term.tiered = False  # a common identifier: the topic, not the event
     keep = max(REFINE, limit)
     hits, scored = search.rank(search.read(search.first_pass(keep)), limit)
     out.extend(hits)
