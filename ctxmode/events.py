@@ -133,7 +133,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     ),
     "env_setup": ("env", NORMAL, "{kind: venv|export|source|install|toolchain, tool, detail}"),
     # git
-    "git_commit": ("git", CRITICAL, "{message, [sha], [dir]}"),
+    "git_commit": ("git", CRITICAL, "{message, [sha], [printed], [dir]}"),
     "git_branch": ("git", HIGH, "{op: checkout|switch|branch, branch, [created], [dir]}"),
     "git_op": (
         "git",

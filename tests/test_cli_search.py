@@ -200,24 +200,24 @@ def test_compact_output_flags_the_matching_lines(project: Path) -> None:
     value shows its matching line."""
     result = cli("search", "--project", str(project), "--limit", "6", "rounding")
     assert masked(result.stdout) == (
-        "[1] 2026-12-02 14:02 (AGE) · session aaaa1111 · file_edit\n"
+        "[1] 2026-12-02 14:02 · session aaaa1111 · file_edit\n"
         "  » path: src/invoice/rounding.py\n"
         "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
         "\n"
-        "[2] 2026-12-02 14:01 (AGE) · session aaaa1111 · file_read\n"
+        "[2] 2026-12-02 14:01 · session aaaa1111 · file_read\n"
         "  » path: src/invoice/rounding.py\n"
         "\n"
-        "[3] 2026-12-02 14:00 (AGE) · session aaaa1111 · user_prompt\n"
+        "[3] 2026-12-02 14:00 · session aaaa1111 · user_prompt\n"
         "  » text: Fix the rounding of half cents in invoices.\n"
         "\n"
-        "[4] 2026-12-02 14:04 (AGE) · session aaaa1111 · git_commit\n"
+        "[4] 2026-12-02 14:04 · session aaaa1111 · git_commit\n"
         "  » message: fix(rounding): half-up AND cents? -- closes #3\n"
         "    sha: 1a2b3c4\n"
         "\n"
-        "[5] 2026-12-02 15:02 (AGE) · session bbbb2222 · todo_write\n"
+        "[5] 2026-12-02 15:02 · session bbbb2222 · todo_write\n"
         "  » todos: - content: Write rounding tests, status: in_progress …\n"
         "\n"
-        "[6] 2026-12-02 14:03 (AGE) · session aaaa1111 · tool_error\n"
+        "[6] 2026-12-02 14:03 · session aaaa1111 · tool_error\n"
         "    tool: Bash\n"
         "  » key: pytest -q tests/test_rounding.py\n"
         "    error: AssertionError: 0.125 != 0.13 … (2 lines)\n"
@@ -660,7 +660,7 @@ def test_render_highlights_terms_only_in_color() -> None:
 def test_compact_render_flags_lines_or_colours_words() -> None:
     block = Block(_hit('{"path":"src/Rounding.py","summary":"rounded half-up","kind":"edit"}'))
     now = parse_iso("2026-12-02T14:05:00.000Z")
-    header = "[1] 2026-12-02 14:02 (3m ago) · session aaaa1111 · file_edit"
+    header = "[1] 2026-12-02 14:02 · session aaaa1111 · file_edit"
     footer = "1 match, best first. Every field: --full."
     kwargs: dict[str, Any] = {"total": 1, "capped": False, "limit": 10, "filters": ""}
     plain = render("rounding", [block], **kwargs, color=False, now=now, full=False)
@@ -744,7 +744,7 @@ def test_subprocess_run(project: Path) -> None:
     )
     assert (out.returncode, out.stderr) == (0, "")
     assert masked(out.stdout) == (
-        "[1] 2026-12-02 14:02 (AGE) · session aaaa1111 · file_edit\n"
+        "[1] 2026-12-02 14:02 · session aaaa1111 · file_edit\n"
         "    ↑ file_read: path: src/invoice/rounding.py\n"
         "    path: src/invoice/rounding.py\n"
         "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
@@ -919,7 +919,7 @@ FIXTURE_ITEMS = {
     "requests": ["[scn:ask] Ask me how to round."],
     "tasks": ["subject: Write rounding and CSV tests"],
     "files_changed": ["path: /home/dev/.claude/plans/sparkling-drifting-snowflake.md"],
-    "files_read": ["path: README.md"],
+    "files_read": ["path: /home/dev/proj/README.md"],  # as the session wrote it
     "errors": ["error: lookup failed: no entry named 'missing'"],
     "decisions": ["text: Which rounding mode should invoices use? → Half-up"],
     "plan": [
@@ -938,7 +938,7 @@ TRICKY_ITEMS = {
         "subject: Fix O'Brien's CSV-export: quotes AND commas?",
         "description: Names with quotes break the export.",
     ],
-    "files_changed": [f"path: {LONG_PATH}"],
+    "files_changed": [f"path: /home/dev/proj/{LONG_PATH}"],
     "errors": [
         'key: grep -rn "round_half\\|ROUND_UP" src/billing',
         "error: Exit code 2 grep: src/billing: No such file or directory",
@@ -1316,3 +1316,17 @@ def test_a_description_is_shown_when_it_alone_matched(tmp_path: Path) -> None:
     out = cli("search", "--project", str(tmp_path), "rebuild the docs").stdout
     assert "  » description: Rebuild the docs site\n" in out, out
     assert "    command: make -j8\n" in out
+
+
+def test_a_path_is_shown_as_the_session_wrote_it(tmp_path: Path) -> None:
+    """A file event keeps the path as the call gave it (``given``) beside its stored,
+    project-relative form; the compact output shows that one, under ``path``, once."""
+    store = project_store(tmp_path)
+    given = "C:\\Users\\me\\proj\\src\\Billing.cs"
+    add(store, SESSION_A, 0, make("file_read", {"path": "src/Billing.cs", "given": given}))
+    store.close()
+    out = cli("search", "--project", str(tmp_path), "billing").stdout
+    assert f"  » path: {given}\n" in out, out
+    assert "given" not in out and "src/Billing.cs" not in out
+    full = cli("search", "--project", str(tmp_path), "--full", "billing").stdout
+    assert "path: src/Billing.cs" in full and f"given: {given}" in full

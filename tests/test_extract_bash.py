@@ -66,7 +66,15 @@ FIXTURE_EVENTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     ],
     "more/PostToolUse.Bash.git_add.json": [("git_op", {"op": "add", "args": "-A"})],
     "more/PostToolUse.Bash.heredoc_commit.json": [
-        ("git_commit", {"message": "Subject line\n\nBody", "sha": "ef4c5ca"})
+        (
+            "git_commit",
+            {
+                "message": "Subject line\n\nBody",
+                "sha": "ef4c5ca",
+                "printed": "[feature/x ef4c5ca] Subject line\n"
+                " 3 files changed, 12 insertions(+), 9 deletions(-)",
+            },
+        )
     ],
     "more/PostToolUse.Bash.subagent_general-purpose.json": [
         ("git_query", {"op": "status", "args": "--short"})
@@ -379,19 +387,42 @@ def test_git_before_a_cd_ran_where_the_command_started() -> None:
             "git commit -m 'Add x'",
             "[main 1a2b3c4] Add x\n 1 file changed, 2 insertions(+)",
             None,
-            [("git_commit", {"message": "Add x", "sha": "1a2b3c4"})],
+            [
+                (
+                    "git_commit",
+                    {
+                        "message": "Add x",
+                        "sha": "1a2b3c4",
+                        "printed": "[main 1a2b3c4] Add x\n 1 file changed, 2 insertions(+)",
+                    },
+                )
+            ],
         ),
         (
             "git commit -m 'first'",
             "[main (root-commit) 0f0f0f0] first\n",
             None,
-            [("git_commit", {"message": "first", "sha": "0f0f0f0"})],
+            [
+                (
+                    "git_commit",
+                    {"message": "first", "sha": "0f0f0f0", "printed": "[main (root-commit) 0f0f0f0] first"},
+                )
+            ],
         ),
         (
             "git commit --amend --no-edit",
             "[detached HEAD 9abcdef] Earlier subject\n Date: today",
             None,
-            [("git_commit", {"message": "Earlier subject", "sha": "9abcdef"})],
+            [
+                (
+                    "git_commit",
+                    {
+                        "message": "Earlier subject",
+                        "sha": "9abcdef",
+                        "printed": "[detached HEAD 9abcdef] Earlier subject",
+                    },
+                )
+            ],
         ),
         (
             "git commit -qm a && git commit -qm b",
@@ -403,7 +434,10 @@ def test_git_before_a_cd_ran_where_the_command_started() -> None:
             "git commit -m a; git commit -m b",
             "[main 1111111] a\n[main 2222222] b\n",
             None,
-            [("git_commit", {"message": "a", "sha": "1111111"}), ("git_commit", {"message": "b", "sha": "2222222"})],
+            [
+                ("git_commit", {"message": "a", "sha": "1111111", "printed": "[main 1111111] a"}),
+                ("git_commit", {"message": "b", "sha": "2222222", "printed": "[main 2222222] b"}),
+            ],
         ),
         # the commit did not happen (a later `;` command made the call succeed)
         (
@@ -631,7 +665,15 @@ def test_events_are_in_the_order_the_commands_ran() -> None:
             "git_branch",
             {"op": "checkout", "branch": "fix", "created": True, "dir": "/home/dev/proj/app"},
         ),
-        ("git_commit", {"message": "wip", "sha": "1234567", "dir": "/home/dev/proj/app"}),
+        (
+            "git_commit",
+            {
+                "message": "wip",
+                "sha": "1234567",
+                "printed": "[fix 1234567] wip",
+                "dir": "/home/dev/proj/app",
+            },
+        ),
         (CWD, {"path": PROJECT}),
     ]
 

@@ -93,7 +93,13 @@ def test_agent_fields_and_tool_use_id_on_every_event() -> None:
     )
     got = extract(inp)
     assert [(e.type, e.data, e.agent_id, e.agent_type, e.tool_use_id) for e in got] == [
-        ("file_write", '{"path":"CLAUDE.md"}', "a42", "reviewer", "toolu_7"),
+        (
+            "file_write",
+            '{"path":"CLAUDE.md","given":"/home/dev/proj/CLAUDE.md"}',
+            "a42",
+            "reviewer",
+            "toolu_7",
+        ),
         ("rule_edit", '{"path":"CLAUDE.md"}', "a42", "reviewer", "toolu_7"),
     ]
     assert [(e.category, e.priority) for e in got] == [("file", 2), ("rule", 1)]
@@ -568,7 +574,7 @@ from ctxmode.extract import extract
 inp = payload.from_dict({"tool_name": "Read", "tool_input": {"file_path": "/p/a.py"}},
                         "PostToolUse")
 inp.project_dir = "/p"
-assert [e.data for e in extract(inp)] == ['{"path":"a.py"}']
+assert [e.data for e in extract(inp)] == ['{"path":"a.py","given":"/p/a.py"}']
 loaded = sorted(m for m in sys.modules if m.startswith("ctxmode.extract."))
 inp = payload.from_dict({"prompt": "No, use pytest instead. You are a senior engineer."},
                         "UserPromptSubmit")

@@ -23,6 +23,7 @@ FIXTURE_CASES = [
                 "file_read",
                 {
                     "path": "README.md",
+                    "given": f"{PROJECT}/README.md",
                     "excerpt": "# Demo project\n\nA small invoice demo used to capture hook "
                     "payloads.\nSee src/app.py.",
                 },
@@ -34,12 +35,24 @@ FIXTURE_CASES = [
         [
             (
                 "file_read",
-                {"path": "src/app.py", "offset": 2, "limit": 3, "excerpt": "def old_name(lines):"},
+                {
+                    "path": "src/app.py",
+                    "given": f"{PROJECT}/src/app.py",
+                    "offset": 2,
+                    "limit": 3,
+                    "excerpt": "def old_name(lines):",
+                },
             )
         ],
     ),
-    ("more/PostToolUse.Read.notebook.json", [("file_read", {"path": "analysis.ipynb"})]),
-    ("more/PostToolUse.Read.reread_unchanged.json", [("file_read", {"path": "README.md"})]),
+    (
+        "more/PostToolUse.Read.notebook.json",
+        [("file_read", {"path": "analysis.ipynb", "given": f"{PROJECT}/analysis.ipynb"})],
+    ),
+    (
+        "more/PostToolUse.Read.reread_unchanged.json",
+        [("file_read", {"path": "README.md", "given": f"{PROJECT}/README.md"})],
+    ),
     (
         "more/PostToolUse.Read.before_edit.json",
         [
@@ -47,6 +60,7 @@ FIXTURE_CASES = [
                 "file_read",
                 {
                     "path": "src/app.py",
+                    "given": f"{PROJECT}/src/app.py",
                     "excerpt": '"""Invoice helpers."""\n\n\ndef old_name(lines):\n    # TODO: '
                     "round half-up\n    return sum(lines)\n\n\ndef total(lines):\n    return "
                     'old_name(lines)\n\n\nALIASES = {"sum": old_name}',
@@ -57,7 +71,17 @@ FIXTURE_CASES = [
     # What a write or an edit put in: an excerpt of the new text (head and tail).
     (
         "PostToolUse.Write.json",
-        [("file_write", {"path": "hello.py", "kind": "create", "excerpt": 'print("hello")'})],
+        [
+            (
+                "file_write",
+                {
+                    "path": "hello.py",
+                    "given": f"{PROJECT}/hello.py",
+                    "kind": "create",
+                    "excerpt": 'print("hello")',
+                },
+            )
+        ],
     ),
     (
         "more/PostToolUse.Write.overwrite.json",
@@ -66,6 +90,7 @@ FIXTURE_CASES = [
                 "file_write",
                 {
                     "path": "notes.txt",
+                    "given": f"{PROJECT}/notes.txt",
                     "kind": "overwrite",
                     "excerpt": "Notes (rewritten)\n- rounding is half-up",
                 },
@@ -92,7 +117,12 @@ FIXTURE_CASES = [
         [
             (
                 "file_edit",
-                {"path": "hello.py", "summary": "+1 -1", "excerpt": 'print("hello, world")'},
+                {
+                    "path": "hello.py",
+                    "given": f"{PROJECT}/hello.py",
+                    "summary": "+1 -1",
+                    "excerpt": 'print("hello, world")',
+                },
             )
         ],
     ),
@@ -103,6 +133,7 @@ FIXTURE_CASES = [
                 "file_edit",
                 {
                     "path": "src/app.py",
+                    "given": f"{PROJECT}/src/app.py",
                     "summary": "+3 -3",
                     "replace_all": True,
                     "excerpt": "new_name",
@@ -112,11 +143,29 @@ FIXTURE_CASES = [
     ),
     (
         "more/PostToolUse.NotebookEdit.insert.json",
-        [("file_edit", {"path": "analysis.ipynb", "summary": "insert markdown cell ba689788"})],
+        [
+            (
+                "file_edit",
+                {
+                    "path": "analysis.ipynb",
+                    "given": f"{PROJECT}/analysis.ipynb",
+                    "summary": "insert markdown cell ba689788",
+                },
+            )
+        ],
     ),
     (
         "more/PostToolUse.NotebookEdit.replace.json",
-        [("file_edit", {"path": "analysis.ipynb", "summary": "replace code cell cell-a"})],
+        [
+            (
+                "file_edit",
+                {
+                    "path": "analysis.ipynb",
+                    "given": f"{PROJECT}/analysis.ipynb",
+                    "summary": "replace code cell cell-a",
+                },
+            )
+        ],
     ),
     (
         "more/PostToolUse.Glob.pattern.json",
@@ -273,7 +322,17 @@ def test_large_contents_are_never_inspected_past_their_head() -> None:
             "originalFile": None,
             "structuredPatch": [],
         },
-    ) == [("file_write", {"path": "big.txt", "kind": "create", "excerpt": _excerpt_of(written)})]
+    ) == [
+        (
+            "file_write",
+            {
+                "path": "big.txt",
+                "given": f"{PROJECT}/big.txt",
+                "kind": "create",
+                "excerpt": _excerpt_of(written),
+            },
+        )
+    ]
     assert extracted(
         "Edit",
         {"file_path": f"{PROJECT}/big.py", "old_string": body, "new_string": written},
@@ -283,7 +342,17 @@ def test_large_contents_are_never_inspected_past_their_head() -> None:
             "oldString": body,
             "structuredPatch": [{"lines": ["-a", "+b", " c"]}],
         },
-    ) == [("file_edit", {"path": "big.py", "summary": "+1 -1", "excerpt": _excerpt_of(written)})]
+    ) == [
+        (
+            "file_edit",
+            {
+                "path": "big.py",
+                "given": f"{PROJECT}/big.py",
+                "summary": "+1 -1",
+                "excerpt": _excerpt_of(written),
+            },
+        )
+    ]
 
 
 def _excerpt_of(written: str) -> str:
@@ -308,7 +377,13 @@ OLDER_CASES = [
         [
             (
                 "file_edit",
-                {"path": "src/a.py", "edits": 2, "replace_all": True, "excerpt": "b\n…\nd"},
+                {
+                    "path": "src/a.py",
+                    "given": f"{PROJECT}/src/a.py",
+                    "edits": 2,
+                    "replace_all": True,
+                    "excerpt": "b\n…\nd",
+                },
             )
         ],
     ),
@@ -316,46 +391,51 @@ OLDER_CASES = [
         "MultiEdit",
         {"file_path": f"{PROJECT}/src/a.py", "edits": []},
         {"filePath": f"{PROJECT}/src/a.py", "structuredPatch": []},
-        [("file_edit", {"path": "src/a.py", "edits": 0})],
+        [("file_edit", {"path": "src/a.py", "given": f"{PROJECT}/src/a.py", "edits": 0})],
     ),
     # No tool_response at all, or null: the input is enough.
     (
         "Write",
         {"file_path": f"{PROJECT}/a.txt", "content": "x"},
         None,
-        [("file_write", {"path": "a.txt", "excerpt": "x"})],
+        [("file_write", {"path": "a.txt", "given": f"{PROJECT}/a.txt", "excerpt": "x"})],
     ),
     (
         "Edit",
         {"file_path": f"{PROJECT}/a.txt", "old_string": "x", "new_string": "y"},
         None,
-        [("file_edit", {"path": "a.txt", "excerpt": "y"})],
+        [("file_edit", {"path": "a.txt", "given": f"{PROJECT}/a.txt", "excerpt": "y"})],
     ),
     (
         "Read",
         {"file_path": f"{PROJECT}/a.txt", "offset": "2", "limit": True},
         None,
-        [("file_read", {"path": "a.txt"})],
+        [("file_read", {"path": "a.txt", "given": f"{PROJECT}/a.txt"})],
     ),
     # tool_response as a JSON string.
     (
         "Write",
         {"file_path": f"{PROJECT}/a.txt"},
         '{"type":"update","filePath":"/x"}',
-        [("file_write", {"path": "a.txt", "kind": "overwrite"})],
+        [("file_write", {"path": "a.txt", "given": f"{PROJECT}/a.txt", "kind": "overwrite"})],
     ),
     # Path only in the response (input field renamed or missing).
     (
         "Read",
         {},
         {"type": "text", "file": {"filePath": f"{PROJECT}/b.txt"}},
-        [("file_read", {"path": "b.txt"})],
+        [("file_read", {"path": "b.txt", "given": f"{PROJECT}/b.txt"})],
     ),
     (
         "NotebookEdit",
         {"notebook_path": f"{PROJECT}/n.ipynb", "cell_id": "c1", "edit_mode": "delete"},
         None,
-        [("file_edit", {"path": "n.ipynb", "summary": "delete cell c1"})],
+        [
+            (
+                "file_edit",
+                {"path": "n.ipynb", "given": f"{PROJECT}/n.ipynb", "summary": "delete cell c1"},
+            )
+        ],
     ),
     (
         "Grep",
@@ -389,7 +469,7 @@ def test_relative_path_resolved_against_cwd() -> None:
         ("file_search", {"tool": "Glob", "pattern": "*.py", "path": "src/util"})
     ]
     assert extracted("Read", {"file_path": "../README.md"}, None, cwd=f"{PROJECT}/src") == [
-        ("file_read", {"path": "README.md"})
+        ("file_read", {"path": "README.md", "given": "../README.md"})  # as the call wrote it
     ]
 
 
@@ -444,9 +524,17 @@ def test_normalize(path: str, expected: str) -> None:
 
 
 def test_windows_project_read_gives_relative_path() -> None:
+    """Stored relative and ``/``-separated; the path as the session wrote it is kept beside
+    it (``given``): an agent later quotes and asks for that form."""
     assert extracted(
         "Read", {"file_path": "C:\\proj\\src\\a.py"}, None, project="C:\\proj", cwd="C:\\proj"
-    ) == [("file_read", {"path": "src/a.py"})]
+    ) == [("file_read", {"path": "src/a.py", "given": "C:\\proj\\src\\a.py"})]
+    # A path the call gave in its stored form already is not kept twice.
+    assert extracted("Read", {"file_path": "src/a.py"}, None) == [
+        ("file_read", {"path": "src/a.py"})
+    ]
+    outside = "/home/dev/.claude/plans/p.md"
+    assert extracted("Read", {"file_path": outside}, None) == [("file_read", {"path": outside})]
 
 
 # -- rule files --------------------------------------------------------------------------------
@@ -502,7 +590,10 @@ def test_not_rule_files(path: str) -> None:
         (
             "Read",
             {"file_path": f"{PROJECT}/CLAUDE.md"},
-            [("file_read", {"path": "CLAUDE.md"}), ("rule_read", {"path": "CLAUDE.md"})],
+            [
+                ("file_read", {"path": "CLAUDE.md", "given": f"{PROJECT}/CLAUDE.md"}),
+                ("rule_read", {"path": "CLAUDE.md"}),
+            ],
         ),
         (
             "Read",
@@ -520,7 +611,14 @@ def test_not_rule_files(path: str) -> None:
                 "new_string": "b",
             },
             [
-                ("file_edit", {"path": ".claude/rules/style.md", "excerpt": "b"}),
+                (
+                    "file_edit",
+                    {
+                        "path": ".claude/rules/style.md",
+                        "given": f"{PROJECT}/.claude/rules/style.md",
+                        "excerpt": "b",
+                    },
+                ),
                 ("rule_edit", {"path": ".claude/rules/style.md"}),
             ],
         ),
@@ -528,7 +626,10 @@ def test_not_rule_files(path: str) -> None:
             "Write",
             {"file_path": f"{PROJECT}/AGENTS.md", "content": "x"},
             [
-                ("file_write", {"path": "AGENTS.md", "excerpt": "x"}),
+                (
+                    "file_write",
+                    {"path": "AGENTS.md", "given": f"{PROJECT}/AGENTS.md", "excerpt": "x"},
+                ),
                 ("rule_edit", {"path": "AGENTS.md"}),
             ],
         ),
@@ -536,14 +637,30 @@ def test_not_rule_files(path: str) -> None:
             "MultiEdit",
             {"file_path": f"{PROJECT}/.claude/commands/ship.md", "edits": [{}]},
             [
-                ("file_edit", {"path": ".claude/commands/ship.md", "edits": 1}),
+                (
+                    "file_edit",
+                    {
+                        "path": ".claude/commands/ship.md",
+                        "given": f"{PROJECT}/.claude/commands/ship.md",
+                        "edits": 1,
+                    },
+                ),
                 ("rule_edit", {"path": ".claude/commands/ship.md"}),
             ],
         ),
         (
             "Write",
             {"file_path": f"{PROJECT}/.claude/settings.json", "content": "{}"},
-            [("file_write", {"path": ".claude/settings.json", "excerpt": "{}"})],
+            [
+                (
+                    "file_write",
+                    {
+                        "path": ".claude/settings.json",
+                        "given": f"{PROJECT}/.claude/settings.json",
+                        "excerpt": "{}",
+                    },
+                )
+            ],
         ),
     ],
 )

@@ -153,6 +153,20 @@ def data_fields(data: str) -> list[tuple[str, str]]:
     return fields
 
 
+def as_written(fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A file event's fields for the compact output: the path as the session wrote it
+    (``given``, when it differs from the stored one) in place of the stored path, under
+    its name: one line, in the form the agent saw and quotes."""
+    given = [text for key, text in fields if key == "given"]
+    if not given:
+        return fields
+    return [
+        ("path", given[0]) if key == "path" else (key, text)
+        for key, text in fields
+        if key != "given"
+    ]
+
+
 def wrap_field(key: str, text: str, width: int = WRAP_WIDTH) -> list[str]:
     """``key: text`` wrapped at spaces (never inside a word) with a hanging indent."""
     head = f"{INDENT}{key}: " if key else INDENT
@@ -176,7 +190,7 @@ def wrap_field(key: str, text: str, width: int = WRAP_WIDTH) -> list[str]:
 
 def _stamp(iso: str | None, seconds: bool = True) -> str:
     """``2026-12-02 14:02:07 UTC``; without ``seconds`` (the compact output, where every
-    time is UTC and the age follows) ``2026-12-02 14:02``."""
+    time is UTC) ``2026-12-02 14:02``."""
     if not iso:
         return "-"
     return f"{iso[:10]} {iso[11:19]} UTC" if seconds else f"{iso[:10]} {iso[11:16]}"
@@ -344,7 +358,7 @@ def neighbour_line(
     head = f"{INDENT}{CONTEXT_MARKS[offset > 0]} {event.type}: "
     fields = [
         (key, " ⏎ ".join(part.strip() for part in text.split("\n") if part.strip()))
-        for key, text in data_fields(str(event.data))
+        for key, text in as_written(data_fields(str(event.data)))
     ]
     fields = [
         (key, text)
@@ -374,8 +388,9 @@ def _header(number: int, hit: SearchHit, now: float | None, full: bool) -> str:
             f"priority {priority} ({PRIORITY_NAMES.get(priority, '?')})",
         ]
     else:
+        # Compact: no age. The model has the date; the room goes to what answers.
         parts = [
-            f"[{number}] {_stamp(hit.created_at, False)} ({relative_time(hit.created_at, now)})",
+            f"[{number}] {_stamp(hit.created_at, False)}",
             f"session {str(hit.session_id or '')[:8]}",
             hit.type,
         ]
@@ -401,6 +416,8 @@ def block_lines(
     # Stored text is shown as it is: invisible and direction-changing characters as
     # escapes (before the marks go in: those are ours, and may be colour codes).
     fields = data_fields(str(hit.data))
+    if not full:
+        fields = as_written(fields)
     # A command's description is shown only when nothing else of the call matched.
     other_match = (
         not full

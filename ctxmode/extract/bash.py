@@ -52,6 +52,7 @@ ERROR_CHARS = 400
 ARGS_CHARS = 200
 DETAIL_CHARS = 200
 MESSAGE_CHARS = 500
+PRINTED_CHARS = 400  # a commit's summary line(s) as git printed them
 # Output is scanned for failures in its first and last this-many characters only.
 SCAN_CHARS = 8192
 # `bash -c "…"` / `eval "…"` inside a command are parsed too, this many levels deep.
@@ -571,8 +572,9 @@ class _Walker:
         nothing = any(refusal in stdout for refusal in COMMIT_REFUSALS)
         for index, item in enumerate(commits):
             if index < len(subjects):
-                line_sha, subject = subjects[index]
+                line_sha, subject, printed = subjects[index]
                 item.data["sha"] = line_sha
+                item.data["printed"] = printed
                 if not item.data.get("message"):
                     item.data["message"] = clip(subject, MESSAGE_CHARS)
             if sha and index == len(commits) - 1:
@@ -906,10 +908,13 @@ COMMIT_REFUSALS = (
 )
 
 
-def commit_lines(stdout: str) -> list[tuple[str, str]]:
-    """``(sha, subject)`` of each ``[branch abc1234] subject`` line git commit prints."""
-    found: list[tuple[str, str]] = []
-    for line in stdout[:SCAN_CHARS].splitlines():
+def commit_lines(stdout: str) -> list[tuple[str, str, str]]:
+    """``(sha, subject, printed)`` of each ``[branch abc1234] subject`` line git commit
+    prints; ``printed``: that line as printed, with the ``N files changed, …`` line after
+    it when there is one (what is asked of a commit: its branch, how much it changed)."""
+    found: list[tuple[str, str, str]] = []
+    lines = stdout[:SCAN_CHARS].splitlines()
+    for n, line in enumerate(lines):
         if not line.startswith("[") or "] " not in line:
             continue
         inside, _, subject = line[1:].partition("] ")
@@ -919,8 +924,17 @@ def commit_lines(stdout: str) -> list[tuple[str, str]]:
             and 7 <= len(parts[-1]) <= 64
             and all(c in "0123456789abcdef" for c in parts[-1])
         ):
-            found.append((parts[-1], subject.strip()))
+            printed = line.rstrip()
+            if n + 1 < len(lines) and _stat_line(lines[n + 1]):
+                printed += "\n" + lines[n + 1].rstrip()
+            found.append((parts[-1], subject.strip(), clip(printed, PRINTED_CHARS)))
     return found
+
+
+def _stat_line(line: str) -> bool:
+    """git's summary of what a commit changed: `` 3 files changed, 10 insertions(+)``."""
+    count, _, rest = line.strip().partition(" ")
+    return count.isdigit() and rest.startswith(("files changed", "file changed"))
 
 
 def _looks_like_path(arg: str) -> bool:

@@ -32,6 +32,7 @@ PATTERN_CHARS = 200
 # The excerpt of what a write, an edit or a patch put in a file: its head and tail.
 EXCERPT_HEAD = 240
 EXCERPT_TAIL = 120
+GIVEN_CHARS = 400  # a path as the call gave it (its stored form is bounded the same way)
 
 
 def excerpt(text: str) -> str:
@@ -49,23 +50,33 @@ def _with_rule(drafts: list[Draft], path: str, rule_type: str) -> list[Draft]:
     return drafts
 
 
-def _input_path(inp: HookInput, *keys: str) -> str:
-    """The first path found under ``keys`` in tool_input, then in tool_response."""
+def _input_path(inp: HookInput, *keys: str) -> tuple[str, str]:
+    """The first path found under ``keys`` in tool_input, then in tool_response, as it
+    is stored (relative inside the project, ``/``-separated) and as the call gave it
+    when that differs (``""`` when not): what the session shows, which is what an agent
+    later quotes and asks about (``C:\\Users\\…``, ``/home/me/proj/src/app.py``)."""
     response = as_dict(inp.tool_response)
     for source in (inp.tool_input, response, as_dict(response.get("file"))):
         for key in keys:
             value = s(source.get(key))
             if value.strip():
-                return _path(inp, value)
-    return ""
+                path = _path(inp, value)
+                given = value.strip()
+                return path, (clip(given, GIVEN_CHARS) if given != path else "")
+    return "", ""
+
+
+def _located(path: str, given: str) -> dict[str, object]:
+    """A file event's data to start with: its path, and the path as given when it differs."""
+    return {"path": path, "given": given} if given else {"path": path}
 
 
 def read(inp: HookInput) -> list[Draft]:
     """Read → ``file_read {path, [offset], [limit], [excerpt]}`` (+ ``rule_read``)."""
-    path = _input_path(inp, "file_path", "filePath", "path")
+    path, given = _input_path(inp, "file_path", "filePath", "path")
     if not path:
         return []
-    data: dict[str, object] = {"path": path}
+    data = _located(path, given)
     for key in ("offset", "limit"):
         value = as_int(inp.tool_input.get(key))
         if value is not None:
@@ -120,10 +131,10 @@ def _cut(text: str, head: int, tail: int) -> str:
 
 def write(inp: HookInput) -> list[Draft]:
     """Write → ``file_write {path, [kind]}`` (+ ``rule_edit``)."""
-    path = _input_path(inp, "file_path", "filePath", "path")
+    path, given = _input_path(inp, "file_path", "filePath", "path")
     if not path:
         return []
-    data: dict[str, object] = {"path": path}
+    data = _located(path, given)
     # The response says whether the file existed; older clients send no response.
     kind = {"create": "create", "update": "overwrite"}.get(
         s(as_dict(inp.tool_response).get("type"))
@@ -157,10 +168,10 @@ def _patch_summary(response: dict[str, object]) -> str:
 
 def edit(inp: HookInput) -> list[Draft]:
     """Edit / MultiEdit → ``file_edit {path, [summary], [edits], [replace_all]}`` (+ ``rule_edit``)."""
-    path = _input_path(inp, "file_path", "filePath", "path")
+    path, given = _input_path(inp, "file_path", "filePath", "path")
     if not path:
         return []
-    data: dict[str, object] = {"path": path}
+    data = _located(path, given)
     summary = _patch_summary(as_dict(inp.tool_response))
     if summary:
         data["summary"] = summary
@@ -183,7 +194,7 @@ def edit(inp: HookInput) -> list[Draft]:
 
 def notebook_edit(inp: HookInput) -> list[Draft]:
     """NotebookEdit → ``file_edit {path, summary}`` naming the cell operation."""
-    path = _input_path(inp, "notebook_path", "file_path", "path")
+    path, given = _input_path(inp, "notebook_path", "file_path", "path")
     if not path:
         return []
     response = as_dict(inp.tool_response)
@@ -192,7 +203,8 @@ def notebook_edit(inp: HookInput) -> list[Draft]:
     # For an insert the response names the new cell; the input names its neighbour.
     cell = id_str(response.get("cell_id")) or id_str(inp.tool_input.get("cell_id"))
     words = [mode, cell_type, "cell", cell] if cell_type else [mode, "cell", cell]
-    data: dict[str, object] = {"path": path, "summary": clip(" ".join(w for w in words if w), 120)}
+    data = _located(path, given)
+    data["summary"] = clip(" ".join(w for w in words if w), 120)
     return _with_rule([("file_edit", data)], path, "rule_edit")
 
 
