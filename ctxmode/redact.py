@@ -183,7 +183,7 @@ def _cred_value(m: Match[str]) -> str | None:
 
 
 def _pass_as_word(m: Match[str], at: int) -> bool:
-    """"pass" alone before ``:`` or ``=`` as the English word, not a key's name: a test
+    """Whether "pass" alone before its ``:`` or ``=`` is the English word, not a name: a test
     runner's status (``--- PASS: TestX``, ``=== PASS:``: the word in capitals after
     nothing but dashes, equals signs or stars on its line), or a noun in a sentence
     (``Quiz copy pass: all eight questions``: after a word and a space, with a value of
@@ -329,7 +329,7 @@ def code_value(value: str) -> bool:
         k = 1
         while k < len(value) and (value[k].isalnum() or value[k] == "_"):
             k += 1
-        return k > 1 and not value[1].isdigit() and value[k:k + 1] in ("", ".", ",", ";", ")")
+        return k > 1 and not value[1].isdigit() and value[k : k + 1] in ("", ".", ",", ";", ")")
     k = 0
     while k < len(value) and (value[k].isalnum() or value[k] in "_.$"):
         k += 1
