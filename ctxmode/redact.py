@@ -344,7 +344,7 @@ def code_value(value: str) -> bool:
         # argument (getToken()); merge_setting(request.auth, …) stays the rule's to judge.
         rest = value[k + 1 : k + 2]
         lower = name[0].islower() or name[0] == "_"
-        return len(parts) > 1 or (lower and (after == "[" or rest == ")"))
+        return len(parts) > 1 or (lower and (after == "[" or rest in ("", ")")))
     if after == "" and len(parts) > 1:
         return is_secret_name(parts[-1]) or (parts[-1].isupper() and "_" in parts[-1])
     return False
@@ -1335,8 +1335,8 @@ def _search_line(m: Match[str]) -> str:
         while core.startswith(_REGEX_LEADS):  # a pattern's own syntax before the value
             core = core[1:] if core[0] == "?" else core[2:]
         core = core.strip(".")
-        if _alternation(core):
-            continue  # "PASSED|FAILED": a pattern's choice of words, not a value
+        if _alternation(core) or _plain_name(core.rstrip("\\")) or _id_path(core):
+            continue  # "PASSED|FAILED", "NAME\\|": a pattern's words; src/app.py: a path
         if core[:1] != "-" and PREFIX not in core and looks_random(core):
             found.add(core)
     for core in sorted(found, key=len, reverse=True):
