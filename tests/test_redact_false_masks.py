@@ -79,7 +79,10 @@ def test_a_command_substitution_continued_over_lines_is_no_secret_block() -> Non
 
 
 def test_a_small_count_after_a_secret_name_is_no_password() -> None:
-    for text in ("pass=0\nfail=0", "gpg:       secret keys read: 1\ngpg:   secret keys imported: 1"):
+    for text in (
+        "pass=0\nfail=0",
+        "gpg:       secret keys read: 1\ngpg:   secret keys imported: 1",
+    ):
         assert mask(text) == text
     assert mask("the password is 7") == f"the password is {R('credential')}"
     assert mask("PIN=4821") == f"PIN={R('credential')}"
