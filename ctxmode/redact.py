@@ -179,7 +179,21 @@ def _cred_value(m: Match[str]) -> str | None:
         name = text[i : m.start("w")] + word
         if name == word and word.lower() == "pass" and _pass_as_word(m, i):
             return None
+        if i and text[i - 1] in "'\"" and _label_string(m, text[i - 1]):
+            return None
     return _keep_value(m) if _cred_name(name, word, bool(flag)) else None
+
+
+def _label_string(m: Match[str], quote: str) -> bool:
+    """``console.log('DB_PASSWORD:', process.env.DB_PASSWORD)``: the name and its colon
+    inside one string (a label), closed by the quote the rule took for the value's
+    opening one; what follows is the code between two strings. (A JSON key closes its
+    quote before the colon: ``"password":"x"`` keeps its mask.)"""
+    opened = m.group("sq") or m.group("dq")
+    if not opened or opened[-1] != quote:
+        return False
+    between = m.string[m.end("sfx") : m.start("sq" if m.group("sq") else "dq")]
+    return between.strip(" \t") == ":"
 
 
 def _pass_as_word(m: Match[str], at: int) -> bool:
@@ -206,7 +220,10 @@ def _pass_as_word(m: Match[str], at: int) -> bool:
 
 def _header(m: Match[str]) -> str:
     cred = m.group("cred")
-    if cred.startswith(PREFIX) or (cred[:1] == "$" and code_value(cred.split()[0])):
+    words = cred.lstrip("`'\"").split() or [""]
+    if len(words) > 1 and words[0].lower() in ("bearer", "basic", "token", "digest"):
+        words = words[1:]  # (`Bearer ${token}`: the scheme inside a template string)
+    if cred.startswith(PREFIX) or (words[0][:1] == "$" and code_value(words[0])):
         return m.group(0)  # (Authorization: Bearer $TOKEN: a reference to it)
     scheme = m.group("scheme")
     return m.group("head") + (scheme + " " if scheme else "") + PREFIX + "authorization]"
@@ -306,9 +323,11 @@ def camel_name(word: str) -> bool:
 
 
 def _count(value: str) -> bool:
-    """One to three digits after ``=`` or ``:`` (``pass=0``, ``failed: 2``): a count, not
-    a password (a PIN has four digits or more)."""
-    return value.isdigit() and len(value) <= 3
+    """One to three digits, maybe with decimals, after ``=`` or ``:`` (``pass=0``,
+    ``failed: 2``, ``thresholds: pass=7.5``): a count or a measure, not a password (a PIN
+    has four digits or more)."""
+    whole, _, decimals = value.partition(".")
+    return whole.isdigit() and len(whole) <= 3 and (not decimals or decimals.isdigit())
 
 
 def code_value(value: str) -> bool:
@@ -398,7 +417,7 @@ def _prose(m: Match[str]) -> str:
         # Punctuation alone, code ("Gain: torch.Size([4", "$TOKEN"), or a count after
         # words ("secret keys read: 1"; "the password is 7" keeps its mask).
         return unchanged
-    if bare_pass and (worded_link or core.isalpha()) and not looks_random(core):
+    if bare_pass and (worded_link or core.isalpha() or _count(core)) and not looks_random(core):
         return unchanged
     conn = (m.group("conn") or "").strip()
     if kw in ("machine", "login"):
@@ -1314,7 +1333,8 @@ def _alternation(piece: str) -> bool:
     ``MinimumPasswordLength|PasswordHistorySize``): each choice a plain word or a name."""
     choices = piece.replace("\\|", "|").split("|")
     return len(choices) > 1 and all(
-        c.isidentifier() and (_plain_name(c) or camel_name(c) or not looks_random(c))
+        c.replace(".", "_").isidentifier()
+        and (_plain_name(c) or camel_name(c) or not looks_random(c))
         for c in choices
         if c
     )
@@ -1335,7 +1355,8 @@ def _search_line(m: Match[str]) -> str:
         while core.startswith(_REGEX_LEADS):  # a pattern's own syntax before the value
             core = core[1:] if core[0] == "?" else core[2:]
         core = core.strip(".")
-        if _alternation(core) or _plain_name(core.rstrip("\\")) or _id_path(core):
+        name = core.rstrip("\\")
+        if _alternation(core) or _plain_name(name) or camel_name(name) or _id_path(core):
             continue  # "PASSED|FAILED", "NAME\\|": a pattern's words; src/app.py: a path
         if core[:1] != "-" and PREFIX not in core and looks_random(core):
             found.add(core)

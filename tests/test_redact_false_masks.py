@@ -22,6 +22,7 @@ def test_a_regex_alternation_of_words_in_a_search_is_no_credential() -> None:
         "grep -n 'PASSWORD_MIN\\|PASSWORD_MAX' src/settings.py",
         "Select-String -Pattern 'MinimumPasswordLength|PasswordHistorySize'",
         "grep -rn 'password' src/settings.py docs/setup.md",
+        'grep -rn "tiam\\|GetNewMachineToken\\|machine.token\\|iamToken" services/',
     ):
         assert mask(line) == line
     # A generated value searched for keeps its mask, alternation or not.
@@ -55,6 +56,8 @@ def test_a_value_that_is_code_is_no_password() -> None:
         'op item create --category=SSH_KEY "private_key=$PRIVATE_KEY"',
         'curl -s -H "Authorization: Bearer $TOKEN" http://localhost:3001/api/projects',
         "Frequency Response Shape: torch.Size([4, 513])\nsecret shape: torch.Size([4, 513])",
+        "node -e \"console.log('DB_PASSWORD:', process.env.DB_PASSWORD ? 'set' : 'unset')\"",
+        "      ...(token ? { Authorization: `Bearer ${token}` } : {}),",
     ):
         assert mask(text) == text, text
     # The same names with a value written out keep their masks.
@@ -63,6 +66,8 @@ def test_a_value_that_is_code_is_no_password() -> None:
     assert mask('"private_key=Kq8vN2kLm4Rt7Yw"') == f'"private_key={R("credential")}"'
     bearer = mask('curl -H "Authorization: Bearer abcDEF123ghiJKL456" http://x')
     assert "abcDEF123ghiJKL456" not in bearer
+    assert "abcDEF123ghiJKL456" not in mask("{ Authorization: `Bearer abcDEF123ghiJKL456` }")
+    assert mask("x = {'password':'Hunter2Secret'}") == f"x = {{'password':'{R('credential')}'}}"
 
 
 def test_a_command_substitution_continued_over_lines_is_no_secret_block() -> None:
@@ -81,6 +86,8 @@ def test_a_command_substitution_continued_over_lines_is_no_secret_block() -> Non
 def test_a_small_count_after_a_secret_name_is_no_password() -> None:
     for text in (
         "pass=0\nfail=0",
+        "# count each pass and fail\n+ NC='\\033[0m'\n+ pass=0\n+ fail=0\n+ echo ''\n",
+        "- Jay's scorer - 6-factor weighted scoring, thresholds: pass=7.5, review=5.0",
         "gpg:       secret keys read: 1\ngpg:   secret keys imported: 1",
     ):
         assert mask(text) == text
