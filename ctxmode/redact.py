@@ -1332,6 +1332,7 @@ def _alternation(piece: str) -> bool:
     """A regex alternation of names or words (``PASSED|FAILED``, ``error\\|warn``,
     ``MinimumPasswordLength|PasswordHistorySize``): each choice a plain word or a name."""
     choices = piece.replace("\\|", "|").split("|")
+    choices = [c.strip("^$!") for c in choices]  # anchors, a negation: "!ADMIN\\|^admin$"
     return len(choices) > 1 and all(
         c.replace(".", "_").isidentifier()
         and (_plain_name(c) or camel_name(c) or not looks_random(c))
