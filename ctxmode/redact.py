@@ -1356,7 +1356,7 @@ def _search_line(m: Match[str]) -> str:
         while core.startswith(_REGEX_LEADS):  # a pattern's own syntax before the value
             core = core[1:] if core[0] == "?" else core[2:]
         core = core.strip(".")
-        name = core.rstrip("\\")
+        name = core.rstrip("\\").strip("^$!")
         if _alternation(core) or _plain_name(name) or camel_name(name) or _id_path(core):
             continue  # "PASSED|FAILED", "NAME\\|": a pattern's words; src/app.py: a path
         if core[:1] != "-" and PREFIX not in core and looks_random(core):

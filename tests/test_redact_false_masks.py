@@ -23,7 +23,7 @@ def test_a_regex_alternation_of_words_in_a_search_is_no_credential() -> None:
         "Select-String -Pattern 'MinimumPasswordLength|PasswordHistorySize'",
         "grep -rn 'password' src/settings.py docs/setup.md",
         'grep -rn "tiam\\|GetNewMachineToken\\|machine.token\\|iamToken" services/',
-        'grep -rn "!ADMIN\\|!ADMINISTRATION\\|^admin$" --include="*.md" .',
+        'grep -rn "!ADMIN\\|!ADMINISTRATION\\|^admin$" --include="*.md" docs/auth/',
     ):
         assert mask(line) == line
     # A generated value searched for keeps its mask, alternation or not.
