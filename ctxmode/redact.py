@@ -1804,6 +1804,14 @@ def reference(v: str) -> bool:
     return v[:1] == "$" and name[:1].isalpha() and name.isalnum() and name.isascii()
 
 
+def _header_name(v: str) -> bool:
+    """Capitalised words joined by hyphens (``X-Amz-Security-Token``): a header's name."""
+    parts = v.split("-")
+    return len(parts) > 1 and all(
+        p.isalpha() and p[0].isupper() and (p[1:].islower() or p.isupper()) for p in parts
+    )
+
+
 def _pw_shaped(v: str) -> bool:
     """Whether a word is shaped like a generated (or a person's) password."""
     n = len(v)
@@ -1844,6 +1852,8 @@ def _pw_shaped(v: str) -> bool:
     if dot and 1 <= len(ext) <= 5 and ext.isalpha() and ext.islower() and head.isidentifier():
         return False  # a file name: PolicyV2.md
     if not digit:  # a long run that changes case like random bytes (base64), not CamelCase
+        if _header_name(v):
+            return False  # X-Amz-Security-Token, Content-Type: a header's name
         return upper and lower and n >= 16 and changes >= 0.45 * n
     if not (upper or lower):
         return False
