@@ -1805,10 +1805,15 @@ def reference(v: str) -> bool:
 
 
 def _header_name(v: str) -> bool:
-    """Capitalised words joined by hyphens (``X-Amz-Security-Token``): a header's name."""
+    """Capitalised words joined by hyphens (``X-Amz-Security-Token``,
+    ``X-Amz-S3session-Token``): a header's name. Two of them words of three letters or
+    more, at most one with a digit: random characters between hyphens rarely are."""
     parts = v.split("-")
-    return len(parts) > 1 and all(
-        p.isalpha() and p[0].isupper() and (p[1:].islower() or p.isupper()) for p in parts
+    if len(parts) < 2 or sum(not p.isalpha() for p in parts) > 1:
+        return False
+    return sum(len(p) >= 3 and p.isalpha() for p in parts) >= 2 and all(
+        p.isalnum() and p[0].isupper() and (p[1:].islower() or p.isupper() or p[1:].isdigit())
+        for p in parts
     )
 
 
@@ -1851,9 +1856,9 @@ def _pw_shaped(v: str) -> bool:
     head, dot, ext = v.rpartition(".")
     if dot and 1 <= len(ext) <= 5 and ext.isalpha() and ext.islower() and head.isidentifier():
         return False  # a file name: PolicyV2.md
+    if _header_name(v):
+        return False  # X-Amz-Security-Token, Content-Type: a header's name
     if not digit:  # a long run that changes case like random bytes (base64), not CamelCase
-        if _header_name(v):
-            return False  # X-Amz-Security-Token, Content-Type: a header's name
         return upper and lower and n >= 16 and changes >= 0.45 * n
     if not (upper or lower):
         return False

@@ -63,6 +63,8 @@ def test_a_value_that_is_code_is_no_password() -> None:
         # the line; the header's name beside it is no password either.
         "        if self.credentials.token:\n"
         "            request.headers['X-Amz-Security-Token'] = self.credentials.token",
+        "        if self.credentials.token is not None:\n"
+        "            fields['X-Amz-S3session-Token'] = self.credentials.token",
     ):
         assert mask(text) == text, text
     # The same names with a value written out keep their masks.
