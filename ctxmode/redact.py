@@ -1745,7 +1745,8 @@ _FOREIGN_MARKERS = tuple(sorted({w.split()[0] for w in _FOREIGN_STRONG + _FOREIG
 
 # .pgpass: hostname:port:database:username:password, one a line.
 _PGPASS = (
-    r"(?m)(?:^|(?<=[ \t]))[^:\s#]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:"
+    # (Not from a time of day: a log's "16:41:50.104][run.sh:2903:setup]" has four colons.)
+    r"(?m)(?:^|(?<=[ \t]))(?![0-2]?\d:[0-5]\d:[0-5]\d)[^:\s#]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:"
     r"(?P<v>(?!\[REDACTED:)(?:[^\s:\\]|\\.)+)(?=\s|$)"
 )
 

@@ -133,3 +133,14 @@ def test_the_memory_refuses_a_value_that_is_code() -> None:
         assert found == {}, value
     for value in ("Hunter2Secret!", "Zq8vN2kLm4Rt7Yw", "tulip-canyon-orbit-42"):
         assert redact.memorable(redact.memory_form(value)), value
+
+
+def test_a_log_line_with_a_time_of_day_is_no_pgpass_entry() -> None:
+    line = (
+        "\x1b[0;34m[VERBOSE][2025-08-25 16:41:50.104][build-zfs.sh:2903:setup_repositories]"
+        "\x1b[0m Debian Experimental - Cutting edge packages"
+    )
+    assert mask(line) == line
+    # A .pgpass entry keeps its mask, a numeric host and all.
+    assert mask("10:5432:appdb:app:Zq8vN2kLm4") == f"10:5432:appdb:app:{R('password')}"
+    assert "hunter2x" not in mask("db.internal:5432:*:app:hunter2x")
