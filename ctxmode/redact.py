@@ -118,6 +118,9 @@ def _masked_value(kind: str) -> Callable[[Match[str]], str]:
                 continue
             if value.lower() in _TRIVIAL or value.startswith(PREFIX):
                 return m.group(0)
+            bare = value.rstrip(_TRAIL)
+            if group in ("v3", "v") and (code_value(bare) or _count(bare)):
+                return m.group(0)  # code (a call, a reference) or a count: no secret
             start, end = m.span(group)
             if group in ("v3", "v"):
                 while end > start + 1 and m.string[end - 1] in _TRAIL:
@@ -174,12 +177,54 @@ def _cred_value(m: Match[str]) -> str | None:
         while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
             i -= 1
         name = text[i : m.start("w")] + word
+        if name == word and word.lower() == "pass" and _pass_as_word(m, i):
+            return None
+        if i and text[i - 1] in "'\"" and _label_string(m, text[i - 1]):
+            return None
     return _keep_value(m) if _cred_name(name, word, bool(flag)) else None
 
 
+def _label_string(m: Match[str], quote: str) -> bool:
+    """``console.log('DB_PASSWORD:', process.env.DB_PASSWORD)``: the name and its colon
+    inside one string (a label), closed by the quote the rule took for the value's
+    opening one; what follows is the code between two strings. (A JSON key closes its
+    quote before the colon: ``"password":"x"`` keeps its mask.)"""
+    opened = m.group("sq") or m.group("dq")
+    if not opened or opened[-1] != quote:
+        return False
+    between = m.string[m.end("sfx") : m.start("sq" if m.group("sq") else "dq")]
+    return between.strip(" \t") == ":"
+
+
+def _pass_as_word(m: Match[str], at: int) -> bool:
+    """Whether "pass" alone before its ``:`` or ``=`` is the English word, not a name: a test
+    runner's status (``--- PASS: TestX``, ``=== PASS:``: the word in capitals after
+    nothing but dashes, equals signs or stars on its line), or a noun in a sentence
+    (``Quiz copy pass: all eight questions``: after a word and a space, with a value of
+    letters alone; ``db pass: hunter2`` keeps its mask)."""
+    text = m.string
+    line_start = text.rfind("\n", 0, at) + 1
+    before = text[line_start:at]
+    word = m.group("w")
+    if word == "PASS" and before.strip() and not before.strip(" \t-=*#>[|"):
+        return True
+    value = m.group("v3")
+    return (
+        value is not None
+        and ":" in text[m.end("w") : m.start("v3")]
+        and value.rstrip(_TRAIL).isalpha()
+        and before.endswith(" ")
+        and before[-2:-1].isalpha()
+    )
+
+
 def _header(m: Match[str]) -> str:
-    if m.group("cred").startswith(PREFIX):
-        return m.group(0)
+    cred = m.group("cred")
+    words = cred.lstrip("`'\"").split() or [""]
+    if len(words) > 1 and words[0].lower() in ("bearer", "basic", "token", "digest"):
+        words = words[1:]  # (`Bearer ${token}`: the scheme inside a template string)
+    if cred.startswith(PREFIX) or (words[0][:1] == "$" and code_value(words[0])):
+        return m.group(0)  # (Authorization: Bearer $TOKEN: a reference to it)
     scheme = m.group("scheme")
     return m.group("head") + (scheme + " " if scheme else "") + PREFIX + "authorization]"
 
@@ -235,7 +280,9 @@ def looks_random(value: str) -> bool:
         return True
     upper = sum(c.isupper() for c in value)
     if len(value) >= 16 and upper and alpha - upper and not (upper == 1 and value[0].isupper()):
-        return True  # mixed case inside a long word: not a name like "DbPassword"
+        # Mixed case inside a long word: not a name like "DbPassword", nor one made of
+        # capitalised words ("TestDevMachinesSuite", "getUserAccountName").
+        return not camel_name(value)
     return len(value) >= 24 and alpha == len(value)
 
 
@@ -253,6 +300,82 @@ def _random_words(segment: str, glued: bool = False) -> str:
             part.replace(core, PREFIX + "credential]") if head or looks_random(core) else part
         )
     return " ".join(out).replace(" \t ", "\t")
+
+
+def camel_name(word: str) -> bool:
+    """A name of code made of words: letters only, each capital followed by at least two
+    small letters ("TestDevMachinesSuite", "getUserAccount"). Random letters rarely are."""
+    if not word.isalpha() or not word.isascii():
+        return False
+    i, n = 0, len(word)
+    while i < n and word[i].islower():
+        i += 1
+    while i < n:
+        if not word[i].isupper():
+            return False
+        j = i + 1
+        while j < n and word[j].islower():
+            j += 1
+        if j - i < 3:
+            return False
+        i = j
+    return True
+
+
+def _count(value: str) -> bool:
+    """One to three digits, maybe with decimals, after ``=`` or ``:`` (``pass=0``,
+    ``failed: 2``, ``thresholds: pass=7.5``): a count or a measure, not a password (a PIN
+    has four digits or more)."""
+    whole, _, decimals = value.partition(".")
+    return whole.isdigit() and len(whole) <= 3 and (not decimals or decimals.isdigit())
+
+
+def code_value(value: str) -> bool:
+    """Whether a value written after a secret's name is code rather than the secret: a
+    reference to one (``$TOKEN``, ``${X}``, ``$(cmd …)``, a backquoted command), a call
+    or an index (``getToken()``, ``torch.Size([4``, ``stream.read(1)[0]``), a name of one
+    reached through an object (``process.env.DB_PASSWORD``, ``self.password``). A
+    password holds none of these shapes whole: the check is on the value from its start."""
+    if not value:
+        return False
+    head = value[0]
+    if head == "`":
+        return True
+    if head == "$":
+        nxt = value[1:2]
+        if nxt in ("(", "{"):
+            return True
+        k = 1
+        while k < len(value) and (value[k].isalnum() or value[k] == "_"):
+            k += 1
+        return k > 1 and not value[1].isdigit() and value[k : k + 1] in ("", ".", ",", ";", ")")
+    k = 0
+    while k < len(value) and (value[k].isalnum() or value[k] in "_.$"):
+        k += 1
+    name, after = value[:k], value[k : k + 1]
+    if not name or not (name[0].isalpha() or name[0] in "_$") or name.endswith("."):
+        return False
+    parts = name.split(".")
+    if any(not p or not (p[0].isalpha() or p[0] in "_$") for p in parts):
+        return False
+    if after in ("(", "["):
+        # A method's call or an index (torch.Size([4, items[0]), or a plain call with no
+        # argument (getToken()); merge_setting(request.auth, …) stays the rule's to judge.
+        rest = value[k + 1 : k + 2]
+        lower = name[0].islower() or name[0] == "_"
+        return len(parts) > 1 or (lower and (after == "[" or rest in ("", ")")))
+    if after == "" and len(parts) > 1:
+        return is_secret_name(parts[-1]) or (parts[-1].isupper() and "_" in parts[-1])
+    return False
+
+
+_CODE_MARKS = frozenset("()[]{}<>")
+
+
+def code_shaped(word: str) -> bool:
+    """A word that holds code punctuation (brackets, a redirect) or is :func:`code_value`:
+    never remembered nor hunted down elsewhere as a secret (a password here has none)."""
+    return any(c in _CODE_MARKS for c in word) or code_value(word)
 
 
 def _plain_name(word: str) -> bool:
@@ -276,15 +399,26 @@ def _prose(m: Match[str]) -> str:
         return whole
     vstart = m.start("v") - base
     head = whole[:vstart]
+    kw = m.group("kw").lower()
+    # "pass" alone is an English word ("Forward Pass Config - Gain:", "Pass 2 of 3:",
+    # "this pass was reviewed"): a key word only right before its link, and then with a
+    # value that is no plain word.
+    bare_pass = kw == "pass"
+    worded_link = False
     if m.group("conn"):
         kw_end, conn_start = m.end("kw") - base, m.start("conn") - base
         segment = whole[kw_end:conn_start]
-        glued = segment.strip() != "" and not segment[-1].isspace() and whole[conn_start] in "=:"
+        worded_link = segment.strip() != ""
+        glued = worded_link and not segment[-1].isspace() and whole[conn_start] in "=:"
+        glued = glued and not bare_pass
         head = whole[:kw_end] + _random_words(segment, glued) + whole[conn_start:vstart]
     unchanged = head + whole[vstart:]
-    if not _worded(core):
+    if not _worded(core) or code_value(core) or (worded_link and _count(core)):
+        # Punctuation alone, code ("Gain: torch.Size([4", "$TOKEN"), or a count after
+        # words ("secret keys read: 1"; "the password is 7" keeps its mask).
         return unchanged
-    kw = m.group("kw").lower()
+    if bare_pass and (worded_link or core.isalpha() or _count(core)) and not looks_random(core):
+        return unchanged
     conn = (m.group("conn") or "").strip()
     if kw in ("machine", "login"):
         strong = True
@@ -1041,9 +1175,19 @@ def random_run(value: str) -> bool:
     return changes >= letters * 0.33 and letters <= (changes + 1) * 2.8 and worded < letters * 0.6
 
 
+def _id_path(value: str) -> bool:
+    """A path whose parts are names and hex ids (``CHAT_LOGS/0d98b9aa-bbbc-…-d4a3e0e5e710``,
+    ``Archives/<uuid>``): a file's name, however random the id in it. The parts of a
+    base64 value split at its ``/`` are random themselves, not names."""
+    parts = value.split("/")
+    return len(parts) > 1 and all(
+        not p or _plain_name(p) or not p.strip("0123456789abcdefABCDEF-") for p in parts
+    )
+
+
 def _entropy_run(m: Match[str]) -> str:
     value = m.group("v")
-    if not random_run(value):
+    if not random_run(value) or _id_path(value):
         return m.group(0)
     text, start = m.string, m.start("v")
     line_start = text.rfind("\n", 0, start) + 1
@@ -1184,6 +1328,19 @@ _REGEX_LEADS = ("\\s*", "\\s+", "\\s?", "\\b", "\\W*", ".*", "?")
 _REGEX_SPLIT = str.maketrans({c: " " for c in "'\"()[]{}|<>,;`?"})
 
 
+def _alternation(piece: str) -> bool:
+    """A regex alternation of names or words (``PASSED|FAILED``, ``error\\|warn``,
+    ``MinimumPasswordLength|PasswordHistorySize``): each choice a plain word or a name."""
+    choices = piece.replace("\\|", "|").split("|")
+    choices = [c.strip("^$!") for c in choices]  # anchors, a negation: "!ADMIN\\|^admin$"
+    return len(choices) > 1 and all(
+        c.replace(".", "_").isidentifier()
+        and (_plain_name(c) or camel_name(c) or not looks_random(c))
+        for c in choices
+        if c
+    )
+
+
 def _search_line(m: Match[str]) -> str:
     line = m.group(0)
     if not any(name in line.lower() for name in _SEARCH_NAMES):
@@ -1199,6 +1356,9 @@ def _search_line(m: Match[str]) -> str:
         while core.startswith(_REGEX_LEADS):  # a pattern's own syntax before the value
             core = core[1:] if core[0] == "?" else core[2:]
         core = core.strip(".")
+        name = core.rstrip("\\").strip("^$!")
+        if _alternation(core) or _plain_name(name) or camel_name(name) or _id_path(core):
+            continue  # "PASSED|FAILED", "NAME\\|": a pattern's words; src/app.py: a path
         if core[:1] != "-" and PREFIX not in core and looks_random(core):
             found.add(core)
     for core in sorted(found, key=len, reverse=True):
@@ -1585,7 +1745,8 @@ _FOREIGN_MARKERS = tuple(sorted({w.split()[0] for w in _FOREIGN_STRONG + _FOREIG
 
 # .pgpass: hostname:port:database:username:password, one a line.
 _PGPASS = (
-    r"(?m)(?:^|(?<=[ \t]))[^:\s#]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:"
+    # (Not from a time of day: a log's "16:41:50.104][run.sh:2903:setup]" has four colons.)
+    r"(?m)(?:^|(?<=[ \t]))(?![0-2]?\d:[0-5]\d:[0-5]\d)[^:\s#]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:"
     r"(?P<v>(?!\[REDACTED:)(?:[^\s:\\]|\\.)+)(?=\s|$)"
 )
 
@@ -1644,6 +1805,19 @@ def reference(v: str) -> bool:
     return v[:1] == "$" and name[:1].isalpha() and name.isalnum() and name.isascii()
 
 
+def _header_name(v: str) -> bool:
+    """Capitalised words joined by hyphens (``X-Amz-Security-Token``,
+    ``X-Amz-S3session-Token``): a header's name. Two of them words of three letters or
+    more, at most one with a digit: random characters between hyphens rarely are."""
+    parts = v.split("-")
+    if len(parts) < 2 or sum(not p.isalpha() for p in parts) > 1:
+        return False
+    return sum(len(p) >= 3 and p.isalpha() for p in parts) >= 2 and all(
+        p.isalnum() and p[0].isupper() and (p[1:].islower() or p.isupper() or p[1:].isdigit())
+        for p in parts
+    )
+
+
 def _pw_shaped(v: str) -> bool:
     """Whether a word is shaped like a generated (or a person's) password."""
     n = len(v)
@@ -1683,6 +1857,8 @@ def _pw_shaped(v: str) -> bool:
     head, dot, ext = v.rpartition(".")
     if dot and 1 <= len(ext) <= 5 and ext.isalpha() and ext.islower() and head.isidentifier():
         return False  # a file name: PolicyV2.md
+    if _header_name(v):
+        return False  # X-Amz-Security-Token, Content-Type: a header's name
     if not digit:  # a long run that changes case like random bytes (base64), not CamelCase
         return upper and lower and n >= 16 and changes >= 0.45 * n
     if not (upper or lower):
@@ -1899,6 +2075,7 @@ def _config_blocks(text: str) -> tuple[str, int]:
             rest.endswith("\\")
             and (len(rest) - len(rest.rstrip("\\"))) % 2
             and quote not in ('"', "'", '"""', "'''")
+            and not code_value(rest.split(None, 1)[0])  # TOKEN=$(curl … \\ (a command)
         ):
             # Continued with a backslash: this line's value and every line it continues.
             spans.append((n, at, at + len(rest) - 1))
@@ -3221,6 +3398,8 @@ def _note_value(value: str, kind: str, into: dict[str, str]) -> None:
         word = word.strip(_REPEAT_STRIP)
         if len(word) < _REPEAT_MIN_RANDOM or PREFIX in word or "\\" in word:
             continue
+        if code_shaped(word):
+            continue  # code punctuation: "torch.Size([4" masked once is no secret to hunt
         if len(word) < _REPEAT_MIN and not looks_random(word):
             continue  # short: hunted down only when it cannot be a word ("hunter2")
         if word.isalpha() and not looks_random(word):
@@ -3354,6 +3533,8 @@ def memorable(value: str, kind: str = "credential") -> bool:
         return False
     if value[0] in "/~.$%{<" or "://" in value or "${" in value or " " in value:
         return False
+    if code_shaped(value) or camel_name(value):
+        return False  # code ("torch.Size([4", "2>/dev/null") or a name: no password
     alpha = digit = symbol = False
     for c in value:
         if c.isalpha():
