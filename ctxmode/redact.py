@@ -1240,13 +1240,15 @@ _PEM_BODY = r"(?m)(?:^[A-Za-z0-9+/]{60,80}\r?\n){2,}^[A-Za-z0-9+/]{0,80}={0,2}\r
 
 # A crypt(3) hash (/etc/shadow, .htpasswd, useradd -p): the password's stand-in.
 _CRYPT_HASH = (
-    r"(?<![\w$])\$(?:(?:1|5|6|md5|sha1|apr1)\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$"
-    r"[./A-Za-z0-9]{8,}|2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$"
-    r"[./A-Za-z0-9]{8,}|argon2(?:id|i|d)\$v=\d+\$[^\s$]+\$[^\s$]+\$[A-Za-z0-9+/]{8,}"
-    r"|pbkdf2[-_]sha\d+\$\d+\$[^\s$]+\$[^\s$]+)"
+    r"(?<![\w$])\$(?:(?:1|5|6|md5|sha1|apr1)\\?\$(?:rounds=\d+\\?\$)?[./A-Za-z0-9]{1,16}\\?\$"
+    r"[./A-Za-z0-9]{8,}|2[abxy]?\\?\$\d\d\\?\$[./A-Za-z0-9]{53}|y\\?\$[./A-Za-z0-9]+\\?\$[./A-Za-z0-9]+\\?\$"
+    r"[./A-Za-z0-9]{8,}|argon2(?:id|i|d)\\?\$v=\d+\\?\$[^\s$\\]+\\?\$[^\s$\\]+\\?\$[A-Za-z0-9+/]{8,}"
+    r"|pbkdf2[-_]sha\d+\\?\$\d+\\?\$[^\s$\\]+\\?\$[^\s$\\]+)"
 )
 _CRYPT_MARKERS = ("$1$", "$2$", "$2a$", "$2b$", "$2x$", "$2y$", "$5$", "$6$", "$y$", "$md5",
                   "$apr1$", "$argon2", "$sha1$", "$pbkdf2")  # fmt: skip
+# A hash written in a shell or SQL string has its "$"s escaped (``\$2b\$10\$…``).
+_CRYPT_MARKERS += tuple(m[0] + m[1:].replace("$", "\\$") for m in _CRYPT_MARKERS if "$" in m[1:])
 
 # Sentences that set a password: a verb that sets it, its name, then "to X" / "-> X"
 # ("reset db pass to X", "rotate staging pw -> X", "change it from X to Y", "password
@@ -2756,7 +2758,8 @@ _RULES: tuple[Rule, ...] = (
         ("-u", "--user"),
         r"(\bcurl\b[^\n]{0,500}?\s(?:-u[\s=]*|--user[\s=]+)"
         + _OPEN_QUOTE
-        + r"[^\s:'\"\\\[]+:(?:\\*['\"](?=[^\s'\"\\]))?)([^\s'\"\\]+)",
+        # A quote after the colon opens the password, unless it closes a JSON string (`a:"}`).
+        + r"[^\s:'\"\\\[]+:(?:\\*['\"](?=[^\s'\"\\,:}\]]))?)([^\s'\"\\]+)",
         r"\1" + PREFIX + "password]",
     ),
     (

@@ -210,6 +210,9 @@ CASES = [
     # issue 29: by structure, with generated values
     (f"alice:{SHADOW_HASH}:19000:0:99999:7:::",
      f"alice:{R('password-hash')}:19000:0:99999:7:::"),
+    # the same hash in a shell or SQL string, its "$"s escaped
+    ("INSERT INTO users VALUES ('alice', '" + SHADOW_HASH.replace("$", "\\$") + "');",
+     f"INSERT INTO users VALUES ('alice', '\\{R('password-hash')}');"),
     (f"the token is ghp_{SPLIT[0]} {SPLIT[1]} {SPLIT[2]} ok",
      f"the token is {R('github-token')} ok"),
     (f"the value of the header is {BASIC_PAIR}", f"the value of the header is {R('encoded')}"),
@@ -549,3 +552,13 @@ def test_importtime_of_redact_has_no_re() -> None:
     }
     assert "ctxmode.redact" in loaded
     assert "re" not in loaded
+
+
+def test_a_curl_user_at_the_end_of_a_json_string_keeps_the_json_whole() -> None:
+    """``curl -u a:`` ending a JSON string: the quote after the colon closes the string,
+    it does not open a password (found by the property test above, kept as an example)."""
+    data = fastjson.dumps({"tool": "Bash", "error": "curl -u a:"})
+    assert mask(data) == data
+    assert mask('curl -u admin:"S3cr3tPass" https://x') == (
+        'curl -u admin:"[REDACTED:password]" https://x'
+    )
