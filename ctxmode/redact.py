@@ -1245,7 +1245,7 @@ _CRYPT_HASH = (
     r"[./A-Za-z0-9]{8,}|argon2(?:id|i|d)\\?\$v=\d+\\?\$[^\s$\\]+\\?\$[^\s$\\]+\\?\$[A-Za-z0-9+/]{8,}"
     r"|pbkdf2[-_]sha\d+\\?\$\d+\\?\$[^\s$\\]+\\?\$[^\s$\\]+)"
 )
-_CRYPT_MARKERS = ("$1$", "$2$", "$2a$", "$2b$", "$2x$", "$2y$", "$5$", "$6$", "$y$", "$md5",
+_CRYPT_MARKERS: tuple[str, ...] = ("$1$", "$2$", "$2a$", "$2b$", "$2x$", "$2y$", "$5$", "$6$", "$y$", "$md5",
                   "$apr1$", "$argon2", "$sha1$", "$pbkdf2")  # fmt: skip
 # A hash written in a shell or SQL string has its "$"s escaped (``\$2b\$10\$…``).
 _CRYPT_MARKERS += tuple(m[0] + m[1:].replace("$", "\\$") for m in _CRYPT_MARKERS if "$" in m[1:])
