@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from ctxmode import events, fastjson, payload
 from ctxmode.extract import bash
 from ctxmode.extract.common import BUDGETS, DATA_BUDGET
+from tests.helpers import extracted
 from tests.hooktools import FIXTURES
 
 PROJECT = "/home/dev/proj"
@@ -775,3 +776,24 @@ def test_never_raises_on_command_shaped_garbage(words: list[str]) -> None:
 def test_non_string_command_gives_nothing() -> None:
     assert bash.extract(make_input(None)) == []
     assert bash.extract(make_input(["git", "status"])) == []
+
+
+def test_what_git_printed_for_a_commit_is_masked_and_bounded() -> None:
+    """``printed`` is cut from the masked output, and clipped: a token pasted in a commit
+    subject is not kept, nor a subject of any length."""
+    token = "ghp_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+    got = extracted(
+        "Bash",
+        {"command": "git commit -am wip"},
+        {"stdout": f"[main 1a2b3c4] wip {token}\n 1 file changed, 1 insertion(+)", "stderr": ""},
+    )
+    commit = next(data for type_, data in got if type_ == "git_commit")
+    assert token not in json.dumps(got) and "[REDACTED:" in commit["printed"]
+    assert commit["printed"].endswith("\n 1 file changed, 1 insertion(+)")
+    got = extracted(
+        "Bash",
+        {"command": "git commit -am wip"},
+        {"stdout": "[main 1a2b3c4] " + "x" * 2000, "stderr": ""},
+    )
+    commit = next(data for type_, data in got if type_ == "git_commit")
+    assert len(commit["printed"]) <= bash.PRINTED_CHARS + 1

@@ -775,3 +775,14 @@ def test_a_reads_excerpt_is_bounded() -> None:
 )
 def test_a_transcripts_numbered_lines_read_as_the_file(text: str, expected: str) -> None:
     assert files.unnumbered(text) == expected
+
+
+def test_the_path_as_given_is_masked_and_bounded() -> None:
+    """``given`` comes from the masked payload, like ``path``, and is clipped."""
+    token = "ghp_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+    got = extracted("Read", {"file_path": f"{PROJECT}/keys/{token}.txt"}, None)
+    (_, data), *_ = got
+    assert token not in json.dumps(got) and "[REDACTED:" in data["given"]
+    long = f"{PROJECT}/" + "/".join(["deep"] * 200) + "/a.py"
+    (_, data), *_ = extracted("Read", {"file_path": long}, None)
+    assert len(data["given"]) <= files.GIVEN_CHARS + 1  # "…" at the cut
