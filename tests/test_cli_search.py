@@ -749,7 +749,7 @@ def test_subprocess_run(project: Path) -> None:
         "    path: src/invoice/rounding.py\n"
         "  » summary: use Decimal.quantize(ROUND_HALF_UP)\n"
         "    ↓ tool_error: tool: Bash · key: pytest -q tests/test_rounding.py · error: "
-        "AssertionError: 0.125 != 0.13…\n"
+        "AssertionError: 0.125 !=…\n"
         "\n"
         "1 match, best first. Every field: --full.\n"
     )

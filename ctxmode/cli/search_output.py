@@ -35,6 +35,7 @@ MATCH_LINES = 3
 # words find is often a heading, and its answer the line below ("Installed 4 packages",
 # then "+ flake8==7.3.0"; a traceback's last frame, then its error).
 AFTER_LINES = 2
+AFTER_HITS = 2  # of the best hits (sized, like CONTEXT_*, to keep the median under 3 KB)
 # A line holding the whole query as a phrase is shown before any holding its words only.
 PHRASE_LINE = 1000.0
 # A term's IDF only orders lines holding as many terms (an IDF is below 20 in a store of
@@ -53,7 +54,7 @@ MAX_OUTPUT_BYTES = 32 * 1024
 # default output's median under 3 KB (--json gives every hit's neighbours whole).
 CONTEXT_HITS = 1
 CONTEXT_SPAN = 1
-CONTEXT_CHARS = 110
+CONTEXT_CHARS = 90
 CONTEXT_MARKS = ("↑", "↓")
 # A short field of a neighbour (an exit code, a path) is shown whole up to this.
 CONTEXT_SHORT = 48
@@ -497,8 +498,8 @@ def render(
     for number, block in enumerate(blocks, start=offset + 1):
         if size > MAX_OUTPUT_BYTES:
             break
-        # The best hits show up to MATCH_LINES matching lines of a value and the lines
-        # after the best of them, the others one line.
+        # The best hits show up to MATCH_LINES matching lines of a value (the best two,
+        # the lines after the best of them too), the others one line.
         detail = MATCH_LINES if number - offset <= DETAILED_HITS else 1
         header, lines = block_lines(
             number,
@@ -508,7 +509,7 @@ def render(
             full=full,
             mark=mark,
             match_lines=detail,
-            after_lines=AFTER_LINES if number - offset <= DETAILED_HITS else 0,
+            after_lines=AFTER_LINES if number - offset <= AFTER_HITS else 0,
         )
         part = [click.style(header, bold=True) if color else header]
         if context and not full and number - offset <= CONTEXT_HITS:
