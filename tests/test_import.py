@@ -190,6 +190,50 @@ def test_only_typed_prompts_are_prompts(tmp_path: Path, data_root: Path) -> None
     assert prompts == ["BIGCTX write the notes", "what is left?"]
 
 
+def test_a_slash_command_with_arguments_is_the_prompt_the_hook_gets(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """UserPromptSubmit gets ``/greet Alice`` as typed (the recorded payload); the
+    transcript keeps it as ``<command-name>``/``<command-args>`` tags. Import gives the
+    same prompt; a command without arguments (``/clear``) is the client's, not a prompt."""
+    hook = json.loads(
+        (
+            REPO / "tests/fixtures/claude-code-2.1.197/more/UserPromptSubmit.slash_command.json"
+        ).read_text()
+    )["payload"]["prompt"]
+    session = "5a5a5a5a-0000-4000-8000-000000000001"
+
+    def user(n: int, text: str) -> str:
+        return json.dumps(
+            {
+                "type": "user",
+                "sessionId": session,
+                "cwd": "/home/dev/proj",
+                "uuid": f"u{n}",
+                "timestamp": f"2026-12-02T14:0{n}:00.000Z",
+                "message": {"role": "user", "content": text},
+            }
+        )
+
+    transcript = tmp_path / f"{session}.jsonl"
+    transcript.write_text(
+        "\n".join(
+            [
+                user(1, "<command-name>/clear</command-name>\n<command-args></command-args>"),
+                user(
+                    2,
+                    "<command-message>greet</command-message>\n<command-name>/greet</command-name>"
+                    "\n<command-args>Alice</command-args>",
+                ),
+            ]
+        )
+        + "\n"
+    )
+    run_import(tmp_path, str(transcript))
+    assert [p["text"] for p in data_of(data_root, session, "user_prompt")] == [hook]
+    assert hook == "/greet Alice"
+
+
 def test_compactions_and_their_summaries(tmp_path: Path, data_root: Path) -> None:
     claude = copy_transcripts(tmp_path)
     run_import(claude, "--all")

@@ -475,10 +475,34 @@ def _reply_call(reply: tuple[dict[str, Any], str, str, int], path: str, said: li
 def _prompt_text(record: dict[str, Any], content: Any) -> str:
     """The text of a user record that is a person's prompt, else "" (a client's own
     turn, a subagent's, ctxmode's output echoed)."""
-    if record.get("isSidechain") or _client_turn(record):
+    if record.get("isSidechain"):
+        return ""
+    typed = _typed_command(content if isinstance(content, str) else _text_of(content))
+    if typed:
+        return typed
+    if _client_turn(record):
         return ""
     text = content if isinstance(content, str) else _text_of(content, IDE_NOTES)
     return text if text.strip() and OWN_OUTPUT not in text else ""
+
+
+def _typed_command(text: str) -> str:
+    """A slash command the user typed with arguments, as UserPromptSubmit gives it
+    (``/greet Alice``), from its record (``<command-name>/greet</command-name>`` …
+    ``<command-args>Alice</command-args>``); "" for any other text, and for a command
+    without arguments (``/clear``, ``/compact``: the client's own, which no hook sees).
+    What the user wrote after a command is theirs: a pasted error, a plan, a link."""
+    if not text.lstrip().startswith(("<command-name>", "<command-message>")):
+        return ""
+    name = _tag(text, "command-name")
+    args = _tag(text, "command-args").strip()
+    return f"{name} {args}" if name.startswith("/") and args else ""
+
+
+def _tag(text: str, tag: str) -> str:
+    start = text.find(f"<{tag}>")
+    end = text.find(f"</{tag}>", start + 1)
+    return text[start + len(tag) + 2 : end] if 0 <= start < end else ""
 
 
 # A turn's notes, read back from the end of the transcript at Stop: from a window of its
