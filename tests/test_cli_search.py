@@ -226,17 +226,18 @@ def test_compact_output_flags_the_matching_lines(project: Path) -> None:
     )
 
 
+def one_call(project: Path, command: str, lines: list[str]) -> None:
+    """A store for ``project`` holding one successful shell call that printed ``lines``."""
+    store = project_store(project)
+    output = "\n".join(lines)
+    add(store, SESSION_A, 0, make("shell_call", {"command": command, "exit": 0, "output": output}))
+    store.close()
+
+
 def test_compact_output_cuts_long_values_around_the_match(tmp_path: Path) -> None:
-    store = project_store(tmp_path)
     lines = [f"line {n}: nothing to see" for n in range(60)]
     lines[40] = "  ➜  Local:   http://localhost:5173/ " + "x" * 300
-    add(
-        store,
-        SESSION_A,
-        0,
-        make("shell_call", {"command": "npm run dev", "exit": 0, "output": "\n".join(lines)}),
-    )
-    store.close()
+    one_call(tmp_path, "npm run dev", lines)
     out = cli("search", "--project", str(tmp_path), "which port is localhost on").stdout
     assert "    command: npm run dev\n" in out
     assert "  » output: …   ➜  Local:   http://localhost:5173/ xxx" in out
@@ -250,16 +251,9 @@ def test_compact_output_shows_the_lines_holding_most_of_the_query(tmp_path: Path
     """A long value shows the lines that hold the most words of the question (the rarer
     at equal count), not the first that hold one: in a test run's output the answer is
     the total, past lines that each name one word of it."""
-    store = project_store(tmp_path)
     lines = [f"step {n}: loss {n}.5 computed" for n in range(8)]
     lines += ["=== combined ===", "Total loss: 636.5634", "done"]
-    add(
-        store,
-        SESSION_A,
-        0,
-        make("shell_call", {"command": "python run.py", "exit": 0, "output": "\n".join(lines)}),
-    )
-    store.close()
+    one_call(tmp_path, "python run.py", lines)
     out = cli("search", "--project", str(tmp_path), "what total loss did the run print").stdout
     assert "  »         … Total loss: 636.5634" in out
     # Two lines of one word each are shown beside it, in their order in the output.
