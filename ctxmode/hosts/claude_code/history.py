@@ -21,7 +21,12 @@ What is never imported: ``attachment`` records — among them ``hook_additional_
 which echoes ctxmode's own ``<session_resume>`` back — the client's meta and
 compaction-summary turns, local command echoes, and a subagent's prompt (no hook sees it).
 
-Not on the hook path (only ``ctxmode import`` and ``doctor`` load it).
+Loaded by ``ctxmode import`` and ``doctor``, and by the Stop hook for :func:`turn_notes`
+(the turn's texts read back from the end of the transcript).
+
+Long on purpose (~640 lines): one record format, read in one pass, and the Stop hook's
+read-back of a turn shares its rules (what a person's prompt is, a typed slash command
+among them); split, the two would drift apart, and the hook and the import must agree.
 """
 
 from __future__ import annotations
