@@ -110,13 +110,17 @@ class SessionEvent:
 # This table is the contract between extractors, snapshot, search and the README.
 TYPES: dict[str, tuple[str, int, str]] = {
     # file
-    "file_read": ("file", LOW, "{path, [offset], [limit], [excerpt]}"),
+    "file_read": ("file", LOW, "{path, [given], [offset], [limit], [excerpt]}"),
     # [via]: a change no file tool reported: "shell" (the command line states it,
     # extract.shell_writes) or "git status" (found when a snapshot is taken, worktree).
     # [excerpt]: the head and tail of the new text (a write's content, an edit's
     # replacement, a patch's added lines), a few hundred characters, masked.
-    "file_write": ("file", HIGH, "{path, [kind: create|overwrite], [via], [excerpt]}"),
-    "file_edit": ("file", HIGH, "{path, [summary], [edits], [replace_all], [via], [excerpt]}"),
+    "file_write": ("file", HIGH, "{path, [given], [kind: create|overwrite], [via], [excerpt]}"),
+    "file_edit": (
+        "file",
+        HIGH,
+        "{path, [given], [summary], [edits], [replace_all], [via], [excerpt]}",
+    ),
     "file_delete": ("file", HIGH, "{path, [via]}"),
     "file_search": ("file", MINOR, "{tool: Glob|Grep, pattern, [path], [matches], [excerpt]}"),
     # rule

@@ -195,4 +195,5 @@ def test_gemini_history_is_imported_as_the_hooks_would_have_recorded_it(
     assert "notes.md" in snapshot
 
     again = run_import(e2e.ctx.ctxmode, world.env(), proj, "gemini")
-    assert (again["events_added"], again["unchanged"]) == (0, 1), again
+    # Every file read the first time (one or two, see above) is unchanged now.
+    assert (again["events_added"], again["unchanged"]) == (0, summary["files"]), again
