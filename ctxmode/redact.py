@@ -295,7 +295,12 @@ def _random_words(segment: str, glued: bool = False) -> str:
     parts = segment.replace("\t", " \t ").split(" ")
     for i, part in enumerate(parts):
         core = part.strip(_STRIP)
-        head = glued and i == len(parts) - 1 and core and not _plain_name(core)
+        head = (
+            glued
+            and i == len(parts) - 1
+            and any(c.isalnum() for c in core)  # "token /= a": an operator, no value
+            and not _plain_name(core)
+        )
         out.append(
             part.replace(core, PREFIX + "credential]") if head or looks_random(core) else part
         )
