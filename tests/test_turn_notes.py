@@ -171,3 +171,32 @@ def test_a_long_turn_passes_its_first_and_last_notes_whole() -> None:
     kept = history.kept_notes(notes)
     assert kept == notes[: history.NOTES_FIRST] + notes[-history.NOTES_LAST :]
     assert history.kept_notes(notes[:5]) == notes[:5]
+
+
+def test_an_interrupted_turn_keeps_what_the_agent_wrote(tmp_path: Path) -> None:
+    """A turn the user cut into with a new prompt ends on a tool call: no Stop hook runs
+    and no text ends it. ``ctxmode import`` keeps what the agent wrote in it anyway: its
+    last text as the reply, the earlier ones as its notes, before the next prompt."""
+    cwd = str(tmp_path)
+    rows = [
+        record("user", "run the tests and then the CLI", 0, cwd),
+        say(1, "Running the suite.", cwd),
+        *bash(2, "pytest -q", "124 passed in 4.1s", cwd),
+        say(3, "All 124 tests pass. Checking the CLI next.", cwd),
+        *bash(4, "python -m app --help", "usage: app [-h]", cwd),
+        record("user", "now generate a report", 5, cwd),
+        say(6, "Report written.", cwd, ends=True),
+    ]
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    chunk = history.read(path.read_bytes(), path=str(path))
+    calls = [c.inp for c in chunk.items if isinstance(c, history.Call)]
+    events = [(c.event, c.prompt or c.last_assistant_message) for c in calls]
+    assert [e for e in events if e[0] != "PostToolUse"] == [
+        ("UserPromptSubmit", "run the tests and then the CLI"),
+        ("Stop", "All 124 tests pass. Checking the CLI next."),
+        ("UserPromptSubmit", "now generate a report"),
+        ("Stop", "Report written."),
+    ]
+    interrupted = next(c for c in calls if c.event == "Stop")
+    assert interrupted.turn_notes == ["Running the suite."]

@@ -255,6 +255,10 @@ def read(
     # The assistant's texts of the turn so far (its notes between tool calls, then its
     # reply): what the Stop hook reads back from the transcript (turn_notes).
     said: list[str] = []
+    # The turn's last text (as ``reply``), kept past a tool call after it: a turn the user
+    # interrupted, or cut into with a new prompt, ends on a tool call, and no Stop hook
+    # runs; what the agent wrote in it ("All 124 tests pass") is kept as its reply.
+    last_said: tuple[dict[str, Any], str, str, int] | None = None
     pos = start
     size = len(data)
     while pos < size:
@@ -306,7 +310,7 @@ def read(
             if open_boundary != -1 and boundary is not None and isinstance(content, str):
                 boundary.summary = compact_summary(content)
             open_boundary = -1
-            said = []  # the turn's notes before a compaction are the summary's now
+            said, last_said = [], None  # the turn's notes before a compaction: the summary's
             continue
         open_boundary = -1  # any other turn settles the last compaction
         if kind == "assistant":
@@ -320,12 +324,12 @@ def read(
                     elif isinstance(block, dict) and block.get("type") == "text":
                         text = _s(block.get("text"))
                         if text.strip() and not (sidechain_file or record.get("isSidechain")):
-                            reply = (record, text, at, line_start)
+                            reply = last_said = (record, text, at, line_start)
                             said.append(text)
                 ends = message.get("stop_reason") if isinstance(message, dict) else None
                 if reply is not None and ends in TURN_ENDS:
                     chunk.items.append(_reply_call(reply, path, said))  # the Stop hook's
-                    reply, said = None, []
+                    reply, last_said, said = None, None, []
             continue
         # a user record: a prompt, or tool results
         if isinstance(content, str) or _only_text(content):
@@ -333,10 +337,10 @@ def read(
                 continue
             text = _prompt_text(record, content)
             if text:
-                if reply is not None:
-                    chunk.items.append(_reply_call(reply, path, said))
-                    reply = None
-                said = []
+                ended = reply or last_said
+                if ended is not None:
+                    chunk.items.append(_reply_call(ended, path, said))
+                reply, last_said, said = None, None, []
                 chunk.items.append(
                     Call(_input(record, "UserPromptSubmit", {"prompt": text}, path), at)
                 )
