@@ -1254,7 +1254,7 @@ def test_the_best_line_is_followed_by_the_lines_below_it(tmp_path: Path) -> None
             "shell_call",
             {
                 "command": "uv pip install flake8",
-                "description": "Install the linter",
+                "description": "Install the checker",
                 "exit": 0,
                 "output": install,
             },
@@ -1273,7 +1273,7 @@ def test_the_best_line_is_followed_by_the_lines_below_it(tmp_path: Path) -> None
         str(tmp_path),
         "--session",
         SESSION_A[:8],
-        "which linter version was installed",
+        "which checker version was installed",  # ("linter" would find flake8, its synonym)
     ).stdout
     assert (
         "  » output: … Installed 4 packages in 6ms\n"

@@ -16,7 +16,7 @@ import pytest
 
 from ctxmode.events import SessionEvent, make
 from ctxmode.store import Store, analyze
-from ctxmode.store.query import stop_words, word_root
+from ctxmode.store.query import stop_words, synonyms, word_root, words_of
 
 # A session as the extractors store it: commands with their output, edits, errors.
 SESSION = [
@@ -195,6 +195,68 @@ def test_part_of_a_word_is_found_when_no_word_matches(store: Store) -> None:
     ids = fill(store)
     assert set(top(store, "invoi", 3)) == {ids["user_prompt"], ids["git_commit"], ids["tool_error"]}
     assert top(store, "localhost") == [ids["shell_call"]]
+
+
+def test_a_rare_word_finds_what_the_session_called_it(store: Store) -> None:
+    """The agent's word is not the session's: "linter" for the ``eslint`` run, "repo"
+    for a repository, a "virtualenv" of a session that said "venv"."""
+    ids = fill(store)
+    assert top(store, "linter warning") == [ids["shell_call++"]]
+    assert top(store, "what did the linter say?") == [ids["shell_call++"]]
+    # A stand-in is its own word, not its stem: "settings" (for "config") is no "Set up".
+    assert top(store, "config", 9) == [ids["file_edit"]]
+    store.add_events(
+        "s1",
+        [make("shell_call", {"command": "python -m venv .venv", "exit": 0})],
+        source_hook="PostToolUse",
+        project_dir="/p",
+        now="2026-12-02T15:00:00.000Z",
+    )
+    venv = max(store.session_events("s1"), key=lambda e: int(e.id or 0))
+    assert top(store, "virtualenv created") == [int(venv.id or 0)]
+
+
+def test_a_word_the_session_uses_needs_no_synonym(store: Store) -> None:
+    """A word held by more than SYNONYM_MAX_EVENTS events is the session's own word: its
+    events rank by it alone, and an event holding only a synonym is no hit."""
+    from ctxmode.store.search import SYNONYM_MAX_EVENTS
+
+    for n in range(SYNONYM_MAX_EVENTS + 1):
+        store.add_events(
+            "s1",
+            [make("shell_call", {"command": f"npm run build:{n}", "exit": 0})],
+            source_hook="PostToolUse",
+            project_dir="/p",
+            now=f"2026-12-02T14:{n:02d}:00.000Z",
+        )
+    store.add_events(
+        "s1",
+        [make("tool_error", {"tool": "Bash", "key": "tsc", "error": "compiler gave up"})],
+        source_hook="PostToolUse",
+        project_dir="/p",
+        now="2026-12-02T15:00:00.000Z",
+    )
+    hits = store.search("build", limit=20)
+    assert len(hits) == SYNONYM_MAX_EVENTS + 1 and hits.total == SYNONYM_MAX_EVENTS + 1
+    assert {h.type for h in hits} == {"shell_call"}
+    # Rare, the same word's synonyms are looked for: "compile" finds the build commands.
+    assert {h.type for h in store.search("compile", limit=20)} == {"shell_call", "tool_error"}
+
+
+def test_synonyms_are_whole_groups_of_single_words() -> None:
+    table = synonyms()
+    assert "venv" in table["virtualenv"] and "virtualenv" in table["venv"]
+    for word, others in table.items():
+        assert word == word.lower() and words_of(word) == [word], word
+        assert word not in others
+        for other in others:
+            assert word in table[other], (word, other)  # a group finds itself from any word
+    assert not {w for w in table if w in stop_words()}
+    # The query's own words come first; the stand-ins last, each naming its word.
+    terms = analyze("repo path")
+    assert [t.text for t in terms][:3] == ["repo path", "repo", "path"]
+    # Every other form of the group, but a plural of a word looked for already.
+    assert {t.text for t in terms if t.synonym_of == 1} == set(table["repo"]) - {"repos"}
 
 
 def test_recency_breaks_ties(store: Store) -> None:

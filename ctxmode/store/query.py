@@ -91,6 +91,28 @@ def stop_words() -> frozenset[str]:
     return _STOP_WORDS
 
 
+_SYNONYMS: dict[str, tuple[str, ...]] | None = None
+
+
+def synonyms() -> dict[str, tuple[str, ...]]:
+    """Each word of ``ctxmode/data/synonyms.txt`` → the other words of its groups, read once."""
+    global _SYNONYMS
+    if _SYNONYMS is None:
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "synonyms.txt")
+        groups: dict[str, list[str]] = {}
+        try:
+            with open(path, encoding="utf-8") as handle:
+                for line in handle:
+                    forms = line.split("#", 1)[0].lower().split()
+                    for form in forms:
+                        known = groups.setdefault(form, [])
+                        known += [other for other in forms if other != form and other not in known]
+        except OSError:
+            pass  # a damaged install looks for the query's own words only
+        _SYNONYMS = {form: tuple(others) for form, others in groups.items()}
+    return _SYNONYMS
+
+
 class Term:
     """One thing a query looks for.
 
@@ -98,10 +120,22 @@ class Term:
     or ``"exact"`` (a case-insensitive substring). ``weight`` multiplies its IDF;
     ``tiered`` exact terms put the events holding them first (``quoted``: a phrase in
     double quotes, always). ``substring``: a word no event holds as a word, looked for
-    inside words instead.
+    inside words instead. ``synonym_of``: the index of the query word this word stands
+    in for (:func:`synonyms`), looked for only when that word is rare; -1 for the
+    query's own terms.
     """
 
-    __slots__ = ("idf", "kind", "quoted", "root", "substring", "text", "tiered", "weight")
+    __slots__ = (
+        "idf",
+        "kind",
+        "quoted",
+        "root",
+        "substring",
+        "synonym_of",
+        "text",
+        "tiered",
+        "weight",
+    )
 
     def __init__(self, text: str, kind: str, weight: float = 1.0, tiered: bool = False) -> None:
         self.text = text
@@ -112,6 +146,7 @@ class Term:
         self.substring = False
         self.quoted = False
         self.idf = 0.0
+        self.synonym_of = -1
 
     def __repr__(self) -> str:
         extra = " tiered" if self.tiered else ""
@@ -229,6 +264,20 @@ def analyze(query: str) -> list[Term]:
         term = Term(low, "word", weight)
         seen[low] = term
         terms.append(term)
+    # Last, so that MAX_TERMS drops them first: the words that stand in for a query word.
+    table = synonyms()
+    roots = {t.root for t in terms if t.kind == "word"}
+    for at, base in enumerate(list(terms)):
+        for other in table.get(base.text, ()) if base.kind == "word" else ():
+            stand_in = Term(other, "word", base.weight)
+            # The table spells every form out: a stand-in is its own word (and plural),
+            # not its stem ("settings" is no "set", "timing" no "time").
+            stand_in.root = other[:-1] if other.endswith("s") and len(other) > 3 else other
+            if stand_in.root in roots or word_root(other) in roots:
+                continue  # a form of a word looked for already ("configs" of "config")
+            stand_in.synonym_of = at
+            roots.add(stand_in.root)
+            terms.append(stand_in)
     return terms[:MAX_TERMS]
 
 

@@ -13,7 +13,8 @@ keywords or a sentence ("which port did the dev server take?"). The query become
   carry no weight, so a sentence ranks like its keywords. A word matches a word of the
   same stem (porter: "migrations" finds "migrated"); one that no event holds as a word
   is looked for as part of words ("snap" finds "snapshot", "assertion" finds
-  "AssertionError");
+  "AssertionError"); one that at most :data:`SYNONYM_MAX_EVENTS` events hold also by
+  its synonyms (``data/synonyms.txt``: "virtualenv" finds "venv");
 - *exact* terms, matched as case-insensitive substrings: an identifier, path, flag,
   version or error code (a token with inner punctuation or digits among letters:
   ``src/app.py``, ``--force``, ``E0425``, ``localhost:3000``), a "quoted phrase", and
@@ -92,6 +93,9 @@ GROUP_MAX_MATCHES = 50_000
 # BM25's term-frequency saturation and length normalisation.
 K1 = 1.2
 B = 0.75
+# A query word held by at most this many events also looks for its synonyms
+# (``data/synonyms.txt``): a word the session used more is its own word for the thing.
+SYNONYM_MAX_EVENTS = 3
 RECENCY_WEIGHT = 0.25
 # The best line's share of the relevance: the weights of the query's terms found on one
 # line of the event (a value: a command, its description, one line of output) added at
@@ -325,12 +329,19 @@ class _Search:
         """Candidates from the word index (words) and the trigram index (exact terms)."""
         word_ids = [i for i, t in enumerate(self.terms) if t.kind == "word"]
         with_hits: list[int] = []
+        held_by = [0] * len(self.terms)  # how many events each word's index query found
         for i in word_ids:
             term = self.terms[i]
+            if not self.stand_in_needed(i, held_by):
+                continue
             found = self.index_query("events_words", _fts_phrase(term.text), low, high)
             if found is not None and found.ids:
+                held_by[i] = len(found.ids)
                 self.note(found, (i,), i)
-                with_hits.append(i)
+                if term.synonym_of < 0:
+                    with_hits.append(i)  # (a stand-in is no word an event must hold too)
+            elif term.synonym_of >= 0:
+                term.weight = 0.0  # a stand-in is a word, never part of one ("ts", "rm")
             else:
                 # No event holds it as a word: look inside words ("snap", "assertion").
                 term.substring = True
@@ -340,6 +351,16 @@ class _Search:
             if term.kind == "exact":
                 self.exact(i, term, low, high)
         self.together([i for i in with_hits if self.terms[i].weight >= 1.0], low, high)
+
+    def stand_in_needed(self, i: int, held_by: list[int]) -> bool:
+        """Whether term ``i`` is looked for: any of the query's own terms, and a synonym
+        of a word that at most :data:`SYNONYM_MAX_EVENTS` events hold (``held_by``: how
+        many each term's lookup found). One not needed weighs nothing from here on."""
+        term = self.terms[i]
+        if term.synonym_of < 0 or held_by[term.synonym_of] <= SYNONYM_MAX_EVENTS:
+            return True
+        term.weight = 0.0  # the session's own word for it: the stand-in would add noise
+        return False
 
     def exact(self, i: int, term: Term, low: int, high: int) -> None:
         """An identifier or phrase: the events holding its words in a row (the word
@@ -428,9 +449,13 @@ class _Search:
         folded = [fold(str(row[_TEXT] or "")) for row in rows]
         for term in self.terms:
             if term.kind == "word" and not any(term.spans(text, 1) for text in folded):
-                term.substring = True  # as the index path does: inside words, then
-        for row, text in zip(rows, folded, strict=True):
-            held = {i for i, t in enumerate(self.terms) if t.spans(text, 1)}
+                # As the index path does: inside words, then (a stand-in: not at all).
+                term.substring = term.synonym_of < 0
+        helds = [{i for i, t in enumerate(self.terms) if t.spans(text, 1)} for text in folded]
+        held_by = [sum(i in held for held in helds) for i in range(len(self.terms))]
+        unneeded = {i for i in range(len(self.terms)) if not self.stand_in_needed(i, held_by)}
+        for row, held in zip(rows, helds, strict=True):
+            held -= unneeded
             if not held:
                 continue  # LIKE matched inside a word, not the word itself
             self.rows[int(row[0])] = row
@@ -481,7 +506,7 @@ class _Search:
             for i, term in enumerate(self.terms):
                 spans = term.spans(folded, 0, text)
                 frequency = len(spans)
-                if frequency == 0 and i in held and term.kind == "word":
+                if frequency == 0 and i in held and term.kind == "word" and term.synonym_of < 0:
                     frequency = 1  # porter joined what the Python stem does not
                 if frequency == 0:
                     continue
