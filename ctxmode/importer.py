@@ -482,6 +482,7 @@ def import_file(
                 agent_type=item.agent_type,
                 path=item.path,
                 boundaries_before=run.boundaries,
+                at_end=last,
             )
             if chunk.offset == 0 and not last:
                 window *= 2  # a call's result (or a summary) lies beyond: look further

@@ -200,3 +200,55 @@ def test_an_interrupted_turn_keeps_what_the_agent_wrote(tmp_path: Path) -> None:
     ]
     interrupted = next(c for c in calls if c.event == "Stop")
     assert interrupted.turn_notes == ["Running the suite."]
+
+
+def test_the_sessions_last_reply_is_kept_at_the_end_of_the_file(
+    tmp_path: Path, project: Path
+) -> None:
+    """A reply no record says ends its turn (no ``stop_reason``: many clients write none)
+    waits for the next prompt to be known as the turn's end. At the end of the file no
+    prompt comes: the import keeps it there, once, however often it runs."""
+    cwd = str(project)
+    rows = [
+        record("user", "move the report", 0, cwd),
+        *bash(1, "mv report.md reports/", "", cwd),
+        say(2, "Moved the report to `reports/report.md`.", cwd),
+    ]
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = path.read_bytes()
+    held = history.read(data, path=str(path))
+    assert not [c for c in held.items if isinstance(c, history.Call) and c.inp.event == "Stop"]
+    assert held.offset < len(data)  # a window that stops here reads the reply again
+    ended = history.read(data, path=str(path), at_end=True)
+    stops = [c.inp for c in ended.items if isinstance(c, history.Call) and c.inp.event == "Stop"]
+    assert [s.last_assistant_message for s in stops] == ["Moved the report to `reports/report.md`."]
+    assert ended.offset == len(data)
+
+    root = tmp_path / "import-root"
+    for _ in range(2):
+        result = cli("import", "--json", str(path), env={"CTXMODE_HOME": str(root)})
+        assert result.exit_code == 0, result.output
+    store = paths.store_file(str(root), paths.identify_dir(cwd).project)
+    with sqlite3.connect(store) as conn:
+        texts = [
+            json.loads(d)["text"]
+            for (d,) in conn.execute(
+                "SELECT data FROM session_events WHERE type = 'assistant_reply'"
+            )
+        ]
+    assert texts == ["Moved the report to `reports/report.md`."]
+    # The session goes on: the next turn's reply joins it, the first is not taken again.
+    with path.open("a") as fh:
+        for row in (record("user", "thanks, and the index?", 3, cwd), say(4, "Indexed.", cwd)):
+            fh.write(json.dumps(row) + "\n")
+    result = cli("import", "--json", str(path), env={"CTXMODE_HOME": str(root)})
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(store) as conn:
+        texts = [
+            json.loads(d)["text"]
+            for (d,) in conn.execute(
+                "SELECT data FROM session_events WHERE type = 'assistant_reply' ORDER BY id"
+            )
+        ]
+    assert texts == ["Moved the report to `reports/report.md`.", "Indexed."]

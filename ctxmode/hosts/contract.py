@@ -238,8 +238,10 @@ class History(Protocol):
         agent_type: str | None = None,
         path: str = "",
         boundaries_before: int | None = None,
+        at_end: bool = False,
     ) -> Chunk:
-        """A window of a file's bytes → its calls and compactions (``ctxmode.history``)."""
+        """A window of a file's bytes → its calls and compactions (``ctxmode.history``);
+        ``at_end``: the window runs to the end of the file, where a turn still open ends."""
         ...
 
     def count_boundaries(self, data: bytes) -> int:

@@ -223,12 +223,17 @@ def read(
     agent_type: str | None = None,
     path: str = "",
     boundaries_before: int | None = None,
+    at_end: bool = False,
 ) -> Chunk:
     """The records of ``data[start:]`` as :class:`Chunk`.
 
     ``data``: a whole transcript's bytes, or a window of one that starts at a line start
     (``ctxmode import`` reads a file in windows); then ``boundaries_before`` says how many
-    compactions the file holds before it (None: counted in ``data[:start]``).
+    compactions the file holds before it (None: counted in ``data[:start]``). ``at_end``:
+    ``data`` runs to the end of the file, so a reply no record has said ends its turn
+    (clients write no ``stop_reason`` on many) is the turn's end: the session's last
+    words ("Moved the report to reports/") are not held back for a prompt that never
+    comes.
     """
     import orjson
 
@@ -361,6 +366,9 @@ def read(
             call = _tool_call(record, use, block, len(line), path, agent_id, agent_type)
             if call is not None:
                 chunk.items.append(Call(call, at))
+    if reply is not None and at_end and not chunk.truncated:
+        chunk.items.append(_reply_call(reply, path, said))
+        reply = None
     # The safe offset: before the first tool_use still waiting for its result.
     safe = pos
     if pending:

@@ -238,6 +238,7 @@ def read(
     agent_type: str | None = None,
     path: str = "",
     boundaries_before: int | None = None,
+    at_end: bool = False,
 ) -> Chunk:
     """The records of ``data[start:]`` as :class:`Chunk` (see ``ctxmode.history.Chunk``)."""
     import json
