@@ -10,7 +10,7 @@ import pytest
 from ctxmode import payload
 from ctxmode.events import SessionEvent
 from ctxmode.extract import extract
-from ctxmode.extract.errors import failure_key
+from ctxmode.extract.errors import ERROR_HEAD, ERROR_TAIL, failure_key
 from tests.helpers import PROJECT, fixture, tool_payload
 
 GH_TOKEN = "ghp_" + "Z9y8X7w6V5" * 4
@@ -202,11 +202,17 @@ def test_interrupt_is_marked() -> None:
     ]
 
 
-def test_error_trimmed_to_about_400_characters() -> None:
-    error = "Exit code 1\n" + "\n".join(f"line {i}: something went wrong" for i in range(200))
-    [(_, data)] = events_of(failure("Bash", {"command": "make"}, error))
+def test_a_long_error_keeps_its_head_and_its_tail() -> None:
+    """What failed comes first, why last: a long error keeps both ends, ~400 characters."""
+    lines = [f"line {i}: something went wrong" for i in range(200)]
+    lines[-1] = "ValueError: the rate must be positive"
+    error = "Exit code 1\n" + "\n".join(lines)
+    inp = failure("Read", {"file_path": f"{PROJECT}/rates.csv"}, error)
+    [(_, data)] = events_of(inp)
     assert data["error"].startswith("Exit code 1\nline 0: something went wrong\nline 1:")
-    assert data["error"].endswith("…") and 380 <= len(data["error"]) <= 400
+    assert data["error"].endswith("\nValueError: the rate must be positive")
+    assert "…" in data["error"] and "line 100:" not in data["error"]
+    assert 300 <= len(data["error"]) <= ERROR_HEAD + ERROR_TAIL + 8
 
 
 def test_windows_path_key() -> None:

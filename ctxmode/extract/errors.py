@@ -8,7 +8,7 @@ command or file is still broken.
 from __future__ import annotations
 
 from ctxmode.extract.agents import safe_url, split_mcp
-from ctxmode.extract.common import clip, id_str, one_line, rel_path, s, trim
+from ctxmode.extract.common import clip, id_str, masked_excerpt, one_line, rel_path, s, trim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +16,11 @@ if TYPE_CHECKING:
     from ctxmode.extract.common import Draft
     from ctxmode.payload import HookInput
 
-ERROR_CHARS = 400
+# An error's first and last this-many characters: what failed comes first ("Exit code 1",
+# the command's banner), why it failed last (a traceback's exception, a build's
+# "error: ..." line, the hint below it).
+ERROR_HEAD = 200
+ERROR_TAIL = 200
 KEY_CHARS = 200
 # Same as the Bash extractor's ``output_error`` key, so one success resolves either.
 COMMAND_KEY_CHARS = 300
@@ -86,7 +90,7 @@ def tool_failure(inp: HookInput) -> list[Draft]:
     """A failed tool call → ``tool_error``; an interrupt by the user is marked in ``error``.
     A failed shell command is also kept as it ran (``shell_call``, see extract.bash): its
     exit code, and the head and tail of what it printed (the error's text)."""
-    error = clip((inp.error or "").strip(), ERROR_CHARS)
+    error = masked_excerpt((inp.error or "").strip(), ERROR_HEAD, ERROR_TAIL)
     if inp.is_interrupt:
         error = INTERRUPTED + error if error else INTERRUPTED.strip()
     tool = trim(inp.tool_name, 120) or "unknown"

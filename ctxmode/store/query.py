@@ -347,7 +347,8 @@ ANSWER_SHAPES: dict[str, str] = {
     "where path file folder directory saved stored located lives live": (
         r"(?:^|[\s'\"(=])(?:~|\.{0,2})[/\\][^\s/\\]+[/\\]|\b[A-Za-z]:\\|\b[\w-]+\.[a-z]{1,5}\b"
     ),
-    "why error errors fail failed failing refused denied broke crash crashed wrong": (
+    "why error errors fail failed failing refused denied broke broken crash crashed wrong "
+    "missing complain complained blocked stopped": (
         r"(?i)error|fail|denied|refused|not found|exception|cannot|can't|unable|invalid|"
         r"no such|timed out|fatal|panic"
     ),
