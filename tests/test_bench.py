@@ -287,6 +287,8 @@ def test_a_settings_file_without_ctxmode_is_refused(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- measuring
 
 
+# A memory reading: with -m slow (scripts/soak.sh), not in the default run.
+@pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="ru_maxrss inheritance is a Linux matter")
 def test_peak_memory_is_the_hooks_own_not_the_benchs(tmp_path: Path) -> None:
     """A big benchmarking process must not show up in the figures of the processes it starts."""
