@@ -9,6 +9,7 @@ ties. The same rules hold with FTS5 (the word and trigram indexes) and without i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -257,6 +258,27 @@ def test_synonyms_are_whole_groups_of_single_words() -> None:
     assert [t.text for t in terms][:3] == ["repo path", "repo", "path"]
     # Every other form of the group, but a plural of a word looked for already.
     assert {t.text for t in terms if t.synonym_of == 1} == set(table["repo"]) - {"repos"}
+
+
+def test_a_word_finds_its_accented_form(tmp_path: Path) -> None:
+    """ "generation" finds "Génération" and ranks it by it, as the word index has it
+    (``remove_diacritics``): the ranking folds accents the same way. (With the indexes
+    only: SQLite's LIKE folds no accents.)"""
+    s = Store.open(str(tmp_path / "s.db"))
+    for n, output in enumerate(
+        ["Génération du rapport: terminée", "Erreur génération html: unexpected keyword"]
+    ):
+        s.add_events(
+            "s1",
+            [make("shell_call", {"command": f"report {n}", "exit": 0, "output": output})],
+            source_hook="PostToolUse",
+            project_dir="/p",
+            now=f"2026-12-02T14:0{n}:00.000Z",
+        )
+    hits = s.search("generation erreur", limit=2)
+    assert [json.loads(h.data)["output"][:6] for h in hits] == ["Erreur", "Généra"]
+    assert "**génération**" in hits[0].snippet and "**Erreur**" in hits[0].snippet
+    s.close()
 
 
 def test_recency_breaks_ties(store: Store) -> None:

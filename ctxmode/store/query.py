@@ -142,7 +142,7 @@ class Term:
         self.kind = kind
         self.weight = weight
         self.tiered = tiered
-        self.root = word_root(text) if kind == "word" else fold(text)
+        self.root = word_root(fold(text)) if kind == "word" else fold(text)
         self.substring = False
         self.quoted = False
         self.idf = 0.0
@@ -375,10 +375,29 @@ def asked_shapes(query: str) -> list[Any]:
 
 
 def fold(text: str) -> str:
-    """Lower case, keeping the length (offsets into the result are offsets into ``text``);
-    text whose lower case changes length is matched case-sensitively."""
+    """Lower case without accents, keeping the length (offsets into the result are offsets
+    into ``text``): "Génération" is "generation", as the word index (``remove_diacritics``)
+    has it. Text whose lower case changes length is matched case-sensitively."""
     folded = text.lower()
-    return folded if len(folded) == len(text) else text
+    if len(folded) != len(text):
+        return text
+    return folded if folded.isascii() else folded.translate(_unaccented())
+
+
+_UNACCENTED: dict[int, str] = {}
+
+
+def _unaccented() -> dict[int, str]:
+    """A letter with accents → its letter (the Latin letters of Unicode's first 0x250),
+    one character for one: the table ``str.translate`` folds with."""
+    if not _UNACCENTED:
+        import unicodedata
+
+        for code in range(0xC0, 0x250):
+            parts = unicodedata.normalize("NFD", chr(code))
+            if len(parts) > 1 and parts[0].isascii() and parts[0].isalpha():
+                _UNACCENTED[code] = parts[0]
+    return _UNACCENTED
 
 
 # Suffixes a word's stem loses, longest first, leaving at least three characters: a
