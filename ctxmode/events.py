@@ -201,7 +201,11 @@ TYPES: dict[str, tuple[str, int, str]] = {
     # Looked up, never shown in a snapshot: the first to go when a session is over its cap.
     # [task]: a background command's output, read when it ended (its command: the
     # task's description).
-    "shell_call": ("shell", MINOR, "{command, [description], [exit], [output], [task]}"),
+    "shell_call": (
+        "shell",
+        MINOR,
+        "{command, [description], [exit], [output], [saved, bytes], [task]}",
+    ),
 }
 
 

@@ -62,7 +62,9 @@ def long_output(secret_line: int) -> str:
     return "\n".join(lines)
 
 
-def claude_bash(project: Path, command: str, stdout: str, stderr: str = "") -> None:
+def claude_bash(
+    project: Path, command: str, stdout: str, stderr: str = "", **response: object
+) -> None:
     payload = hook_payload(
         "PostToolUse",
         session_id="s1",
@@ -70,7 +72,13 @@ def claude_bash(project: Path, command: str, stdout: str, stderr: str = "") -> N
         tool_name="Bash",
         tool_use_id="toolu_1",
         tool_input={"command": command, "description": "run"},
-        tool_response={"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False},
+        tool_response={
+            "stdout": stdout,
+            "stderr": stderr,
+            "interrupted": False,
+            "isImage": False,
+            **response,
+        },
     )
     proc = run_hook("PostToolUse", payload, env=hook_env(CLAUDE_PROJECT_DIR=str(project)))
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
@@ -93,6 +101,23 @@ def test_claude_code_shell_call_keeps_command_exit_and_output(project: Path) -> 
     assert output.endswith("listening on port 4173\nwarn: 1 deprecation")
     assert "\n…\n" in output and len(output) <= OUTPUT_HEAD + OUTPUT_TAIL + 3
     assert_no_secret(rows)
+
+
+def test_an_output_saved_to_a_file_says_where(project: Path) -> None:
+    """Claude Code saves an output too large for the context to a file and hands over its
+    first ~30 KB: the call keeps where the whole output is, and its size."""
+    saved = f"{project}/.claude-home/projects/p/s1/tool-results/b4lrbihvg.txt"
+    head = "\n".join(f"[{n:05d}] 20:58:00.914 iBeacon region entered" for n in range(700))
+    claude_bash(
+        project,
+        "grep -E 'lock|Lock' app.log",
+        head,
+        persistedOutputPath=saved,
+        persistedOutputSize=50084,
+    )
+    (call,) = of_type(stored(project), "shell_call")
+    assert (call["saved"], call["bytes"]) == (saved, 50084)
+    assert call["output"].startswith("[00000] 20:58:00.914 iBeacon")
 
 
 def test_a_failed_claude_code_command_keeps_its_exit_code(project: Path) -> None:

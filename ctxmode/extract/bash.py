@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ctxmode import events
 from ctxmode.extract import shell
-from ctxmode.extract.common import clip, masked_excerpt, one_line, s
+from ctxmode.extract.common import as_int, clip, masked_excerpt, one_line, s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ OUTPUT_TAIL = 320
 # Of a longer output, lines from between the two that look like an error or a warning,
 # or that name what the command did (common.standout_lines), up to this many characters.
 OUTPUT_MIDDLE = 320
+SAVED_CHARS = 400  # the path of the file a client saved a large output to
 SENT_CHARS = 2000  # the text of a comment, an issue or a pull request the agent sent
 DESCRIPTION_CHARS = 200  # what the agent said a command does
 ERROR_CHARS = 400
@@ -87,14 +88,23 @@ def extract(inp: HookInput) -> list[events.SessionEvent]:
 
 
 def call(inp: HookInput) -> list[Draft]:
-    """The call itself: ``shell_call {command, [description], [exit], [output]}`` (none
-    without a command)."""
+    """The call itself: ``shell_call {command, [description], [exit], [output], [saved,
+    bytes]}`` (none without a command)."""
     command = s(inp.tool_input.get("command"))
     if not command.strip():
         return []
     response = inp.tool_response if isinstance(inp.tool_response, dict) else {}
     stdout, stderr = s(response.get("stdout")), s(response.get("stderr"))
     data = call_data(command, stdout, stderr, _exit_code(inp), described(inp))
+    # An output too large for the model's context (Claude Code: ~30 KB) is saved whole to
+    # a file, and the model reads a preview; ``stdout`` is its head, not all of it. Where
+    # the whole output is, and its size: the one way back to its end after a compaction.
+    saved = s(response.get("persistedOutputPath"))
+    if saved.strip():
+        data["saved"] = clip(saved, SAVED_CHARS)
+        size = as_int(response.get("persistedOutputSize"))
+        if size is not None and size > 0:
+            data["bytes"] = size
     return [("shell_call", data)]
 
 
