@@ -1214,12 +1214,12 @@ def test_a_line_with_the_rarer_word_is_shown_at_equal_count() -> None:
     common, rare = Term("build", "word"), Term("webpack", "word")
     common.idf, rare.idf = 0.2, 6.0
     lines = ["build started", "webpack 5.1 ready", "build ok"]
-    assert best_lines(lines, [0, 1, 2], [common, rare], 1) == [1]
-    assert best_lines(lines, [0, 1, 2], [common, rare], 2) == [0, 1]
+    assert best_lines(lines, [0, 1, 2], [common, rare], 1) == ([1], 1)
+    assert best_lines(lines, [0, 1, 2], [common, rare], 2) == ([0, 1], 1)
     rare.idf = 0.1  # now the rarer word is "build": its first line wins, then place
-    assert best_lines(lines, [0, 1, 2], [common, rare], 1) == [0]
+    assert best_lines(lines, [0, 1, 2], [common, rare], 1) == ([0], 0)
     phrase = Term("build ok", "exact", weight=0.0, tiered=True)
-    assert best_lines(lines, [0, 1, 2], [phrase, common, rare], 1) == [2]
+    assert best_lines(lines, [0, 1, 2], [phrase, common, rare], 1) == ([2], 2)
 
 
 def test_the_best_line_is_followed_by_the_lines_below_it(tmp_path: Path) -> None:

@@ -271,11 +271,8 @@ def compact_field(
         more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
         return [head + _window(first, [], UNMATCHED_CHARS, mark)[0] + more]
     out = []
-    picked = best_lines(lines, matching, terms, match_lines)
-    after: list[int] = []
-    if after_lines:
-        best = min(picked, key=lambda n: (-line_weight(lines[n], terms), n))
-        after = lines_after(lines, best, set(picked), after_lines)
+    picked, best = best_lines(lines, matching, terms, match_lines)
+    after = lines_after(lines, best, set(picked), after_lines) if after_lines else []
     shown_lines = sorted(picked + after)
     for place, n in enumerate(shown_lines):
         prefix = head if place == 0 else hang
@@ -316,10 +313,12 @@ def line_weight(line: str, terms: list[Term]) -> float:
     return total
 
 
-def best_lines(lines: list[str], matching: list[int], terms: list[Term], keep: int) -> list[int]:
-    """The ``keep`` lines of ``matching`` (numbers into ``lines``) that hold the most of
-    the query (:func:`line_weight`; the earlier at equal weight), in their order; a
-    line repeated is shown once. The first lines that
+def best_lines(
+    lines: list[str], matching: list[int], terms: list[Term], keep: int
+) -> tuple[list[int], int]:
+    """The ``keep`` lines of ``matching`` (numbers into ``lines``, not empty) that hold
+    the most of the query (:func:`line_weight`; the earlier at equal weight), in their
+    order, and the best of them; a line repeated is shown once. The first lines that
     match are often the command echoing a word of the question; the line that answers
     it holds more of its words, or its rarer ones."""
     ranked = sorted(matching, key=lambda n: (-line_weight(lines[n], terms), n))
@@ -332,7 +331,7 @@ def best_lines(lines: list[str], matching: list[int], terms: list[Term], keep: i
             picked.append(n)
             if len(picked) == keep:
                 break
-    return sorted(picked)
+    return sorted(picked), ranked[0]
 
 
 def restates(event: SessionEvent, hit: SearchHit) -> bool:
