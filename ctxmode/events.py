@@ -204,7 +204,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "shell_call": (
         "shell",
         MINOR,
-        "{command, [description], [exit], [output], [saved, bytes], [task]}",
+        "{command, [description], [exit], [output], [saved], [bytes], [task]}",
     ),
 }
 

@@ -721,7 +721,7 @@ def assert_well_formed(event: events.SessionEvent) -> None:
         if key in data:
             assert data[key] in values, (event.type, key, data[key])
     for key, value in data.items():
-        assert isinstance(value, int if key == "exit" else (str, bool))
+        assert isinstance(value, int if key in ("exit", "bytes") else (str, bool))
 
 
 JSONISH = st.recursive(
