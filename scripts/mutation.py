@@ -102,6 +102,19 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
         None,
         ("tests/test_snapshot_coverage.py", "tests/test_compaction_summary.py"),
     ),
+    "search": (
+        "ctxmode/store",
+        (
+            "analyze",
+            "synonyms",
+            "fold",
+            "_unaccented",
+            "stand_in_needed",
+            "words_range",
+            "like_range",
+        ),  # in store/query.py and store/search.py: the query's terms, stand-ins, folding
+        ("tests/test_search_ranking.py", "tests/test_cli_search.py"),
+    ),
     "identity": (
         "ctxmode/paths.py",
         ("identify", "identify_dir", "_linked", "_repository", "_core_config", "head_branch"),
