@@ -244,6 +244,33 @@ def test_a_word_the_session_uses_needs_no_synonym(store: Store) -> None:
     assert {h.type for h in store.search("compile", limit=20)} == {"shell_call", "tool_error"}
 
 
+def test_a_synonym_is_a_whole_word_never_part_of_one(store: Store) -> None:
+    """ "temporary" (held by no event) looks for "tmp" and "temp" as words: "tmpfiles" is
+    not "tmp" (a query's own word no event holds is looked for inside words; a stand-in,
+    a guess at the session's word, is not)."""
+    store.add_events(
+        "s1",
+        [make("shell_call", {"command": "ls /var/tmpfiles.d", "exit": 0})],
+        source_hook="PostToolUse",
+        project_dir="/p",
+        now="2026-12-02T14:00:00.000Z",
+    )
+    assert store.search("temporary") == []
+    assert len(store.search("tmpfile")) == 1  # the query's own word: inside words, found
+
+
+def test_each_form_of_a_synonym_is_looked_for_once() -> None:
+    """A group lists every form; a stand-in matches its plural too, so a plural of a
+    stand-in taken already is not taken again (it would count one word twice)."""
+    for word in synonyms():
+        texts = [t.text for t in analyze(word) if t.synonym_of >= 0]
+        assert not [t for t in texts if t + "s" in texts or t[:-1] in texts], (word, texts)
+    roots = {t.text: t.root for t in analyze("config") if t.synonym_of >= 0}
+    assert roots["setting"] == "setting" and "settings" not in roots
+    assert roots["configuration"] == "configuration" and "configurations" not in roots
+    assert [t.text for t in analyze("crash") if t.synonym_of >= 0][:2] == ["panic", "panicked"]
+
+
 def test_synonyms_are_whole_groups_of_single_words() -> None:
     table = synonyms()
     assert "venv" in table["virtualenv"] and "virtualenv" in table["venv"]

@@ -268,15 +268,19 @@ def analyze(query: str) -> list[Term]:
     table = synonyms()
     roots = {t.root for t in terms if t.kind == "word"}
     for at, base in enumerate(list(terms)):
-        for other in table.get(base.text, ()) if base.kind == "word" else ():
+        forms = table.get(base.text, ()) if base.kind == "word" else ()
+        group = {base.text, *forms}
+        for other in forms:
+            if other[:-1] in group or (other.endswith("es") and other[:-2] in group):
+                continue  # a plural: its singular stands for it ("db" finds "dbs")
             stand_in = Term(other, "word", base.weight)
             # The table spells every form out: a stand-in is its own word (and plural),
             # not its stem ("settings" is no "set", "timing" no "time").
-            stand_in.root = other[:-1] if other.endswith("s") and len(other) > 3 else other
-            if stand_in.root in roots or word_root(other) in roots:
+            stand_in.root = other
+            if other in roots or word_root(other) in roots:
                 continue  # a form of a word looked for already ("configs" of "config")
             stand_in.synonym_of = at
-            roots.add(stand_in.root)
+            roots.add(other)
             terms.append(stand_in)
     return terms[:MAX_TERMS]
 
