@@ -116,8 +116,8 @@ def _masked_value(kind: str) -> Callable[[Match[str]], str]:
                 continue
             if value is None:
                 continue
-            if value.lower() in _TRIVIAL or value.startswith(PREFIX):
-                return m.group(0)
+            if value.lower() in _TRIVIAL or value.startswith(PREFIX) or not value.strip("*_#~"):
+                return m.group(0)  # (markdown alone: "in 1Password:**")
             bare = value.rstrip(_TRAIL)
             if public_key_value(bare) or key_file(bare):
                 return m.group(0)  # a public key, a fingerprint, a key's file: no secret
@@ -291,6 +291,8 @@ _STRONG = ("pass", "pwd", "pw", "pin", "secret", "cred")
 
 def looks_random(value: str) -> bool:
     """Whether a word looks like a generated secret rather than a word, a name or a path."""
+    if value[:1] == "*" or value[-1:] == "*":
+        value = value.strip("*")  # markdown's emphasis: "**Weak Password Policy**"
     if len(value) < 6 or value.startswith(PREFIX) or value.lower() in _NOT_A_VALUE:
         return False
     if not value.isprintable() or " " in value:
@@ -362,9 +364,17 @@ def camel_name(word: str) -> bool:
 
 def _count(value: str) -> bool:
     """One to three digits, maybe with decimals, after ``=`` or ``:`` (``pass=0``,
-    ``failed: 2``, ``thresholds: pass=7.5``): a count or a measure, not a password (a PIN
-    has four digits or more)."""
+    ``failed: 2``, ``thresholds: pass=7.5``), or more in groups of three (``16,684``): a
+    count or a measure, not a password (a PIN has four digits or more, and no comma)."""
     whole, _, decimals = value.partition(".")
+    if "," in whole:  # thousands: "Secret findings: 16,684"
+        head, *groups = whole.split(",")
+        return (
+            head.isdigit()
+            and len(head) <= 3
+            and all(len(g) == 3 and g.isdigit() for g in groups)
+            and (not decimals or decimals.isdigit())
+        )
     return whole.isdigit() and len(whole) <= 3 and (not decimals or decimals.isdigit())
 
 
@@ -1502,12 +1512,30 @@ def _alternation(piece: str) -> bool:
     )
 
 
+def _command_end(line: str) -> int:
+    """Where the command that starts ``line`` ends: at a ``;``, ``&`` or ``|`` outside
+    quotes (``grep -q "^PASS"; then pass=$((pass+1))``: what follows is another
+    command, no pattern searched for). Quotes are read as written, escaped or not."""
+    quote = ""
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in ";&|" and i and line[i - 1] != "\\":
+            return i
+    return len(line)
+
+
 def _search_line(m: Match[str]) -> str:
-    line = m.group(0)
+    whole = m.group(0)
+    end = _command_end(whole)
+    line, rest = whole[:end], whole[end:]
     if not any(name in line.lower() for name in _SEARCH_NAMES):
-        return line
+        return whole
     # Each word as written (quotes off), then its pieces between a pattern's syntax.
-    words = {w.strip("'\"`") for w in line.split()} | set(line.translate(_SEARCH_SPLIT).split())
+    words = {w.strip("'\"`\\;") for w in line.split()} | set(line.translate(_SEARCH_SPLIT).split())
     for lead in _REGEX_LEADS[:3]:  # "pass\\s*=\\s*X=Y": the value keeps its "="
         line_words = line.replace(lead, " ").translate(_REGEX_SPLIT).split()
         words |= {w.strip("=") for w in line_words}
@@ -1518,13 +1546,15 @@ def _search_line(m: Match[str]) -> str:
             core = core[1:] if core[0] == "?" else core[2:]
         core = core.strip(".")
         name = core.rstrip("\\").strip("^$!")
-        if _alternation(core) or _plain_name(name) or camel_name(name) or _id_path(core):
-            continue  # "PASSED|FAILED", "NAME\\|": a pattern's words; src/app.py: a path
-        if core[:1] != "-" and PREFIX not in core and looks_random(core):
-            found.add(core)
+        if _alternation(core) or _plain_name(name) or camel_name(name):
+            continue  # "PASSED|FAILED", "NAME\\|": a pattern's words
+        if _id_path(core):
+            continue  # src/app.py: a path
+        if core[:1] != "-" and PREFIX[1:] not in core and looks_random(core):
+            found.add(core)  # (a mask's inside, split at its brackets, is no value)
     for core in sorted(found, key=len, reverse=True):
         line = line.replace(core, PREFIX + "credential]")
-    return line
+    return line + rest
 
 
 # The prose rule in other languages: the word for password (or key, token) and what
@@ -2051,6 +2081,18 @@ def _pw_windows(low: str) -> list[tuple[int, int]]:
     return merge_spans(spans)
 
 
+def _under_id_name(words: list[str], k: int) -> bool:
+    """Whether ``words[k]`` is the value of a name of an identifier or a digest before
+    it (``"request_id":"req_…"``, ``commit: 3f2a…``): the words of a line split at quotes."""
+    j = k - 1
+    if j >= 0 and words[j] in (":", "=", ":="):
+        j -= 1
+    elif j < 0 or words[j][-1:] not in (":", "="):
+        return False
+    name = words[j].rstrip(":=").lower().rstrip("_-.") if j >= 0 else ""
+    return len(name) > 2 and name.endswith(_DIGEST_NAMES) and name.replace("_", "").isalnum()
+
+
 def _password_lines(text: str) -> tuple[str, int]:
     low = text.lower()
     if len(low) != len(text):
@@ -2065,8 +2107,13 @@ def _password_lines(text: str) -> tuple[str, int]:
             at = window.find(PREFIX)
         for escape in ("\\\\", "\\n", "\\r", "\\t", '\\"', "\\/"):
             window = window.replace(escape, "  ")  # JSON-encoded text: never mask an escape
-        for word in window.translate(_PW_SPLIT).split():
+        words = window.translate(_PW_SPLIT).split()
+        for k, word in enumerate(words):
+            if word.startswith("**"):
+                word = word.strip("*")  # markdown's bold: "**e2e:** 6/6 pass"
             word = word.strip(".:=")
+            if _under_id_name(words, k):
+                continue  # "request_id":"req_011C…": an identifier, however random
             pieces = word.replace("/", ":").replace("=", ":").split(":")
             # A path, a URL, name=value, a:b: only their parts; a word whose "=" or ":"
             # follows no name is one value ("%fg-7I=*MFsr1").

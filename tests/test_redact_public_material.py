@@ -120,3 +120,40 @@ def test_a_test_runners_pass_line_in_json_data_is_no_password() -> None:
     data = json.dumps({"output": out})  # an event's data: newlines arrive as \n
     unmasked(data)
     assert "Xk9mQ2vLp7" not in mask(json.dumps({"output": "ok\ndb pass: Xk9mQ2vLp7"}))
+
+
+def test_a_search_line_ends_at_its_command_and_keeps_its_masks_whole() -> None:
+    for text in (
+        'if echo "$res" | grep -q "^PASS"; then pass=$((pass+1)); else fail=$((fail+1)); fi',
+        json.dumps({"command": 'grep -q "^PASS" out.txt; then pass=$((pass+1)); fi'}),
+        'git stash && cargo test 2>&1 | grep -E "FAILED|passed; .* failed"',
+    ):
+        unmasked(text)
+    masked = mask('grep -rn "password=Zq8vN2kLm4Rt7Yw" . ; echo done')
+    assert "Zq8vN2kLm4Rt7Yw" not in masked
+    assert "[[" not in masked  # a mask is not masked again
+    assert "Zq8vN2kLm4Rt7Yw" not in mask('grep -E "token|Zq8vN2kLm4Rt7Yw" app.log; echo')
+
+
+def test_an_identifier_near_a_password_word_is_no_password() -> None:
+    unmasked(
+        '{"type":"error","error":{"message":"OAuth token has expired. Please obtain a new '
+        'token."},"request_id":"req_011CXDHXAXLnvRWsgabwEwpd"} · Please run /login'
+    )
+    unmasked("- Unit: skip = SystemC link deps.\n- **e2e:** 6/6 pass after rebuilding vsim")
+    assert "Xk9#mQ2vLp7" not in mask("login as admin, password Xk9#mQ2vLp7 request_id: 7")
+    assert "Xk9#mQ2vLp7" not in mask("- **e2e:** pass **Xk9#mQ2vLp7**")
+
+
+def test_markdown_emphasis_and_counts_after_a_credential_word_are_prose() -> None:
+    for text in (
+        "### Results\n\n**Secret Findings**: 16,684 → 392 (97.6% reduction)\n"
+        "| **Secret Findings** | 16,684 | 392 |",
+        "### 3. **Weak Password Policy**\n- **Current Settings:**",
+        "**2. Enable CLI integration in 1Password:**\n   - Open 1Password app",
+        "Secret findings: 16,684 (97.6% fewer)",
+    ):
+        unmasked(text)
+    assert "Xk9mQ2vLp7" not in mask("**DB password**: **Xk9mQ2vLp7**")
+    assert "Xk9#mQ2vLp7" not in mask("**Password**: Xk9#mQ2vLp7")
+    assert "1,2345" not in mask("the secret is 1,2345")
