@@ -105,6 +105,24 @@ _TRIVIAL = frozenset(
 _TRAIL = ".,;:"
 
 
+# Words of code that start an expression: the value is computed, not written.
+_EXPR_WORDS = frozenset(("await", "new", "typeof", "yield", "lambda", "require", "function"))
+
+
+def _code_word(m: Match[str], bare: str) -> bool:
+    """A bare value that is code: a keyword starting an expression followed by more of it
+    (``credential = await appleAuth.request({``), or the name it is assigned to again
+    (``refreshToken: refreshToken,``: a JavaScript object built from variables)."""
+    text, start = m.string, m.start(0)
+    end = start + len(m.group(0))
+    if bare in _EXPR_WORDS and text[end : end + 1] == " ":
+        return True
+    if not bare.isidentifier() or len(bare) < 4:
+        return False
+    name = text[max(0, start - 60) : m.start("v3")].rstrip(" \t:=>\"'")
+    return name.endswith(bare) and not name[-len(bare) - 1 : -len(bare)].isalnum()
+
+
 def _masked_value(kind: str) -> Callable[[Match[str]], str]:
     """A replacement that masks only the value group of a match, keeping the rest."""
 
@@ -125,6 +143,8 @@ def _masked_value(kind: str) -> Callable[[Match[str]], str]:
                 return m.group(0)  # code (a call, a reference) or a count: no secret
             if group == "v3" and (bare.rstrip(")]}|?").lower() in _TYPE_NAMES or described(bare)):
                 return m.group(0)  # a type ("token: string;") or a word ("password: required")
+            if group == "v3" and _code_word(m, bare):
+                return m.group(0)  # "credential = await login(…)", "refreshToken: refreshToken,"
             start, end = m.span(group)
             if group in ("v3", "v"):
                 while end > start + 1 and m.string[end - 1] in _TRAIL:
@@ -566,7 +586,7 @@ def _prose(m: Match[str]) -> str:
         return whole  # "--- PASS: TestMaskSecrets/single_secret (0.00s)"
     if worded_link and public_key_value(segment.split()[-1] + ":" + core):
         return whole  # "ssh-ed25519 key SHA256:CKiM8…": a key's fingerprint
-    if described(core) or public_key_value(core) or key_file(core):
+    if described(core) or core in _EXPR_WORDS or public_key_value(core) or key_file(core):
         # "the password is hardcoded", "password authentication failed": a word that
         # describes it; "key SHA256:…", "ssh key id_ed25519_work": public, or a file.
         return unchanged

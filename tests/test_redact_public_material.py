@@ -157,3 +157,12 @@ def test_markdown_emphasis_and_counts_after_a_credential_word_are_prose() -> Non
     assert "Xk9mQ2vLp7" not in mask("**DB password**: **Xk9mQ2vLp7**")
     assert "Xk9#mQ2vLp7" not in mask("**Password**: Xk9#mQ2vLp7")
     assert "1,2345" not in mask("the secret is 1,2345")
+
+
+def test_code_that_computes_the_value_is_no_value() -> None:
+    unmasked(
+        "   const credential = await appleAuth.performRequest({\n"
+        "   return {\n        refreshToken: refreshToken,\n        idToken: result.IdToken,\n"
+    )
+    assert "Xk9mQ2vLp7" not in mask("const credential = 'Xk9mQ2vLp7';")
+    assert "myRefresh9" not in mask("        refreshToken: myRefresh9,")
