@@ -106,7 +106,7 @@ _TRAIL = ".,;:"
 
 
 # Words of code that start an expression: the value is computed, not written.
-_EXPR_WORDS = frozenset(("await", "new", "typeof", "yield", "lambda", "require", "function"))
+_EXPR_WORDS = frozenset(("await", "new", "typeof", "yield", "require", "function"))
 
 
 def _code_word(m: Match[str], bare: str) -> bool:
