@@ -3764,6 +3764,8 @@ def memorable(value: str, kind: str = "credential") -> bool:
         return False
     if code_shaped(value) or camel_name(value):
         return False  # code ("torch.Size([4", "2>/dev/null") or a name: no password
+    if key_file(value) or public_key_value(value):
+        return False  # id_ed25519_github, SHA256:…, AAAAC3Nz…: public, or a file's name
     alpha = digit = symbol = False
     for c in value:
         if c.isalpha():

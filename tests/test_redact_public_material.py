@@ -166,3 +166,17 @@ def test_code_that_computes_the_value_is_no_value() -> None:
     )
     assert "Xk9mQ2vLp7" not in mask("const credential = 'Xk9mQ2vLp7';")
     assert "myRefresh9" not in mask("        refreshToken: myRefresh9,")
+
+
+def test_the_memory_never_remembers_a_key_file_or_public_key_material() -> None:
+    from ctxmode.redact import memorable
+
+    for value in (
+        "id_ed25519_github",
+        "id_rsa.pub",
+        "SHA256:CKiM8SFPb0uMyj8uTMiI1P5TgpSsZDPiDUxyNrcB5nc",
+        "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+    ):
+        assert not memorable(value), value
+    assert memorable("id_Xk9mQ2vLp7")
+    assert memorable("AAAAxk9Lmq2Zp8Yt7Rw3Vn5Bc1Df4Gh6Jk0sPqR2")
