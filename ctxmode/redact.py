@@ -105,6 +105,24 @@ _TRIVIAL = frozenset(
 _TRAIL = ".,;:"
 
 
+# Words of code that start an expression: the value is computed, not written.
+_EXPR_WORDS = frozenset(("await", "new", "typeof", "yield", "require", "function"))
+
+
+def _code_word(m: Match[str], bare: str) -> bool:
+    """A bare value that is code: a keyword starting an expression followed by more of it
+    (``credential = await appleAuth.request({``), or the name it is assigned to again
+    (``refreshToken: refreshToken,``: a JavaScript object built from variables)."""
+    text, start = m.string, m.start(0)
+    end = start + len(m.group(0))
+    if bare in _EXPR_WORDS and text[end : end + 1] == " ":
+        return True
+    if not bare.isidentifier() or len(bare) < 4:
+        return False
+    name = text[max(0, start - 60) : m.start("v3")].rstrip(" \t:=>\"'")
+    return name.endswith(bare) and not name[-len(bare) - 1 : -len(bare)].isalnum()
+
+
 def _masked_value(kind: str) -> Callable[[Match[str]], str]:
     """A replacement that masks only the value group of a match, keeping the rest."""
 
@@ -116,11 +134,17 @@ def _masked_value(kind: str) -> Callable[[Match[str]], str]:
                 continue
             if value is None:
                 continue
-            if value.lower() in _TRIVIAL or value.startswith(PREFIX):
-                return m.group(0)
+            if value.lower() in _TRIVIAL or value.startswith(PREFIX) or not value.strip("*_#~"):
+                return m.group(0)  # (markdown alone: "in 1Password:**")
             bare = value.rstrip(_TRAIL)
+            if public_key_value(bare) or key_file(bare):
+                return m.group(0)  # a public key, a fingerprint, a key's file: no secret
             if group in ("v3", "v") and (code_value(bare) or _count(bare)):
                 return m.group(0)  # code (a call, a reference) or a count: no secret
+            if group == "v3" and (bare.rstrip(")]}|?").lower() in _TYPE_NAMES or described(bare)):
+                return m.group(0)  # a type ("token: string;") or a word ("password: required")
+            if group == "v3" and _code_word(m, bare):
+                return m.group(0)  # "credential = await login(…)", "refreshToken: refreshToken,"
             start, end = m.span(group)
             if group in ("v3", "v"):
                 while end > start + 1 and m.string[end - 1] in _TRAIL:
@@ -161,8 +185,15 @@ def _cred_name(name: str, word: str, flag: bool) -> bool:
     if lowword in ("pass", "pw", "creds"):
         return not before.isalnum() or (word[0].isupper() and before.islower() and lowword != "pw")
     if lowword == "key":
+        if head.lower().rstrip("_.-").endswith(("public", "pub", "publishable")):
+            return False  # PUBLIC_KEY, pub_key, publicKey: public by name
         return before in "_.-" or head.lower().endswith(_KEY_QUALIFIERS)
     return True
+
+
+# What a --secret flag's value starts with when it describes a secret (docker build
+# --secret id=…,src=…; podman's type=…,target=…), not when it is one.
+_SECRET_SPECS = ("id=", "type=", "src=", "source=", "env=")
 
 
 def _cred_value(m: Match[str]) -> str | None:
@@ -170,8 +201,13 @@ def _cred_value(m: Match[str]) -> str | None:
     when it is not (the search then resumes right after the word: monkey=password=x)."""
     word = m.group("w")
     flag = m.group("flag")
+    value = m.group("v3")
     if flag:
         name = flag.lstrip("-") + word
+        if value and name.lower() == "secret" and value.startswith(_SECRET_SPECS):
+            return None  # docker build --secret id=npmrc,src=…: the id names the secret
+        if value and value.isupper() and value.replace("_", "").replace("-", "").isalpha():
+            return None  # a metavar in help text (--password TEXT, --token TOKEN)
     else:
         text, i = m.string, m.start("w")
         while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
@@ -179,6 +215,8 @@ def _cred_value(m: Match[str]) -> str | None:
         name = text[i : m.start("w")] + word
         if name == word and word.lower() == "pass" and _pass_as_word(m, i):
             return None
+        if name.endswith("signingkey") and key_id((value or "").rstrip(_TRAIL)):
+            return None  # git's user.signingkey: a GPG key's id, public
         if i and text[i - 1] in "'\"" and _label_string(m, text[i - 1]):
             return None
     return _keep_value(m) if _cred_name(name, word, bool(flag)) else None
@@ -196,6 +234,19 @@ def _label_string(m: Match[str], quote: str) -> bool:
     return between.strip(" \t") == ":"
 
 
+def _line_before(text: str, at: int) -> str:
+    """The text of ``at``'s line before it; a line starts after a newline, raw or
+    JSON-escaped (an event's data: "…\\n--- PASS: TestX")."""
+    escaped = text.rfind("\\n", 0, at)
+    return text[max(text.rfind("\n", 0, at) + 1, escaped + 2 if escaped >= 0 else 0) : at]
+
+
+def _test_status(word: str, before: str) -> bool:
+    """A test runner's status: PASS in capitals after nothing but dashes, equals signs
+    or stars on its line (``--- PASS: TestX``, ``=== PASS:``)."""
+    return word == "PASS" and bool(before.strip()) and not before.strip(" \t-=*#>[|")
+
+
 def _pass_as_word(m: Match[str], at: int) -> bool:
     """Whether "pass" alone before its ``:`` or ``=`` is the English word, not a name: a test
     runner's status (``--- PASS: TestX``, ``=== PASS:``: the word in capitals after
@@ -203,10 +254,8 @@ def _pass_as_word(m: Match[str], at: int) -> bool:
     (``Quiz copy pass: all eight questions``: after a word and a space, with a value of
     letters alone; ``db pass: hunter2`` keeps its mask)."""
     text = m.string
-    line_start = text.rfind("\n", 0, at) + 1
-    before = text[line_start:at]
-    word = m.group("w")
-    if word == "PASS" and before.strip() and not before.strip(" \t-=*#>[|"):
+    before = _line_before(text, at)
+    if _test_status(m.group("w"), before):
         return True
     value = m.group("v3")
     return (
@@ -262,6 +311,8 @@ _STRONG = ("pass", "pwd", "pw", "pin", "secret", "cred")
 
 def looks_random(value: str) -> bool:
     """Whether a word looks like a generated secret rather than a word, a name or a path."""
+    if value[:1] == "*" or value[-1:] == "*":
+        value = value.strip("*")  # markdown's emphasis: "**Weak Password Policy**"
     if len(value) < 6 or value.startswith(PREFIX) or value.lower() in _NOT_A_VALUE:
         return False
     if not value.isprintable() or " " in value:
@@ -286,11 +337,12 @@ def looks_random(value: str) -> bool:
     return len(value) >= 24 and alpha == len(value)
 
 
-def _random_words(segment: str, glued: bool = False) -> str:
+def _random_words(segment: str, glued: bool = False, ids: bool = False) -> str:
     """``segment`` with each word (between spaces or tabs) that looks generated masked.
 
     ``glued``: the segment's last word touches the ``=`` or ``:`` after it: the head of a
-    value that holds one ("pw zsnfDQWOss=Y7…"), masked unless a plain name (``user=``)."""
+    value that holds one ("pw zsnfDQWOss=Y7…"), masked unless a plain name (``user=``).
+    ``ids``: after the word "key", where a GPG key's id is no secret ("gpg: key 8E1F…:")."""
     out = []
     parts = segment.replace("\t", " \t ").split(" ")
     for i, part in enumerate(parts):
@@ -301,6 +353,9 @@ def _random_words(segment: str, glued: bool = False) -> str:
             and any(c.isalnum() for c in core)  # "token /= a": an operator, no value
             and not _plain_name(core)
         )
+        if ids and key_id(core):
+            out.append(part)
+            continue
         out.append(
             part.replace(core, PREFIX + "credential]") if head or looks_random(core) else part
         )
@@ -329,9 +384,17 @@ def camel_name(word: str) -> bool:
 
 def _count(value: str) -> bool:
     """One to three digits, maybe with decimals, after ``=`` or ``:`` (``pass=0``,
-    ``failed: 2``, ``thresholds: pass=7.5``): a count or a measure, not a password (a PIN
-    has four digits or more)."""
+    ``failed: 2``, ``thresholds: pass=7.5``), or more in groups of three (``16,684``): a
+    count or a measure, not a password (a PIN has four digits or more, and no comma)."""
     whole, _, decimals = value.partition(".")
+    if "," in whole:  # thousands: "Secret findings: 16,684"
+        head, *groups = whole.split(",")
+        return (
+            head.isdigit()
+            and len(head) <= 3
+            and all(len(g) == 3 and g.isdigit() for g in groups)
+            and (not decimals or decimals.isdigit())
+        )
     return whole.isdigit() and len(whole) <= 3 and (not decimals or decimals.isdigit())
 
 
@@ -389,6 +452,100 @@ def _plain_name(word: str) -> bool:
     return flat.isidentifier() and (flat.islower() or flat.isupper() or flat[1:].islower())
 
 
+# English endings of an adjective, a participle or an abstract noun: "the password is
+# hardcoded", "token was revoked", "password authentication failed", "the warning is
+# harmless". A word of small letters alone with one of these endings describes the
+# secret; a password made of one word has digits or capitals (looks_random) or is
+# another word.
+_ENGLISH_ENDINGS = ("ed", "ing", "less", "ful", "able", "ible", "ous", "ive", "tion",
+                    "sion", "ment", "ness", "ical", "ent", "ant")  # fmt: skip
+
+
+def described(word: str) -> bool:
+    """A word that describes a secret instead of being one: one of the descriptive words
+    (missing, required, expired…) or a word of 4 to 20 small ASCII letters with an
+    English ending of an adjective or a participle (hardcoded, harmless, revoked)."""
+    if not word.isascii() or not word.isalpha() or not word.islower():
+        return False
+    return word in _NOT_A_VALUE or (4 <= len(word) <= 20 and word.endswith(_ENGLISH_ENDINGS))
+
+
+# Types of a value in code: "password: string;", "idToken: string)" (TypeScript),
+# "token: str" (Python), "pass: String" (Rust): an annotation, not a value.
+_TYPE_NAMES = frozenset(
+    ("string", "str", "int", "integer", "number", "bool", "boolean", "bytes", "any", "object",
+     "char", "text", "secretstr", "secretbytes", "buffer", "uint8array", "void", "unknown")
+)  # fmt: skip
+
+# The file name of a key pair's half as ssh-keygen and gpg write them (id_ed25519,
+# id_rsa.pub, id_ecdsa_sk_work), and a key or certificate file's extension: a path
+# whose last part has one names a key, it is not the key.
+_KEY_FILE_HEADS = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_xmss")
+_KEY_FILE_EXTS = (".pub", ".pem", ".key", ".crt", ".cer", ".csr", ".der", ".asc", ".gpg",
+                  ".p12", ".pfx", ".ppk", ".jks", ".keystore", ".kdbx")  # fmt: skip
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/~$")
+
+
+def key_file(value: str) -> bool:
+    """Whether ``value`` names a key's file: ``id_ed25519_github``, ``id_rsa.pub``,
+    ``~/.ssh/id_ed25519``, ``/etc/openvpn/server.key`` (a path, or a bare name of
+    ssh-keygen's kind; a bare ``x.key`` may be a value)."""
+    if not value or not all(c in _PATH_CHARS for c in value):
+        return False
+    last = value.rstrip("/").rpartition("/")[2]
+    head = last.lower()
+    for kind in _KEY_FILE_HEADS:
+        if head.startswith(kind):
+            rest = head[len(kind) :]  # "", "_github", ".pub", "_sk-work.pub"
+            return rest == "" or (rest[0] in "_-." and _plain_name(rest[1:].replace(".", "_")))
+    if "/" not in value or not head.endswith(_KEY_FILE_EXTS):
+        return False
+    return all(
+        p == "" or _plain_name(p.replace(".", "_")) or p[:1] in "~$" for p in value.split("/")
+    )
+
+
+# What an OpenSSH public key is written with: its type, and a body that starts with the
+# type again (base64 of a 4-byte length and the name: "AAAAC3NzaC1lZDI1NTE5…").
+_OPENSSH_TYPES = (b"ssh-", b"ecdsa-", b"sk-ssh-", b"sk-ecdsa-", b"rsa-sha2-")
+
+
+def public_key_value(value: str) -> bool:
+    """Whether ``value`` is public key material, however random: an OpenSSH public key
+    (``ssh-ed25519 AAAA…``, or its body alone: the base64 of its own type name), or a
+    key's fingerprint (``SHA256:…``, ``MD5:12:34:…``)."""
+    head = value[:7].upper()
+    if head == "SHA256:" or head[:4] == "MD5:" or head[:5] == "SHA1:":
+        return True
+    if value.startswith(_PUBLIC_KEY_TYPES):
+        return True
+    if not value.startswith("AAAA") or len(value) < 32:
+        return False
+    import binascii
+
+    try:
+        data = binascii.a2b_base64(value[:32])
+    except (binascii.Error, ValueError):
+        return False
+    return data[:3] == b"\0\0\0" and data[4:].startswith(_OPENSSH_TYPES)
+
+
+def key_id(word: str) -> bool:
+    """A GPG key's id or fingerprint: 8, 16 or 40 hex digits (``0x`` before them or not),
+    with a digit: what ``gpg --list-keys`` and ``gpg: key …:`` print. Public."""
+    hexpart = word[2:] if word[:2] in ("0x", "0X") else word
+    if "/" in hexpart:  # rsa4096/0xABCDEF0123456789
+        algo, _, hexpart = hexpart.partition("/")
+        if not algo.isalnum():
+            return False
+        hexpart = hexpart[2:] if hexpart[:2] in ("0x", "0X") else hexpart
+    return (
+        len(hexpart) in (8, 16, 40)
+        and not hexpart.strip("0123456789abcdefABCDEF")
+        and any(c.isdigit() for c in hexpart)
+    )
+
+
 def _prose(m: Match[str]) -> str:
     """ "my password is X", "use token X": X masked when the context or X itself says so.
 
@@ -416,7 +573,8 @@ def _prose(m: Match[str]) -> str:
         worded_link = segment.strip() != ""
         glued = worded_link and not segment[-1].isspace() and whole[conn_start] in "=:"
         glued = glued and not bare_pass
-        head = whole[:kw_end] + _random_words(segment, glued) + whole[conn_start:vstart]
+        ids = kw == "key"
+        head = whole[:kw_end] + _random_words(segment, glued, ids) + whole[conn_start:vstart]
     unchanged = head + whole[vstart:]
     if not _worded(core) or code_value(core) or (worded_link and _count(core)):
         # Punctuation alone, code ("Gain: torch.Size([4", "$TOKEN"), or a count after
@@ -424,6 +582,16 @@ def _prose(m: Match[str]) -> str:
         return unchanged
     if bare_pass and (worded_link or core.isalpha() or _count(core)) and not looks_random(core):
         return unchanged
+    if bare_pass and _test_status(m.group("kw"), _line_before(m.string, base)):
+        return whole  # "--- PASS: TestMaskSecrets/single_secret (0.00s)"
+    if worded_link and public_key_value(segment.split()[-1] + ":" + core):
+        return whole  # "ssh-ed25519 key SHA256:CKiM8…": a key's fingerprint
+    if described(core) or core in _EXPR_WORDS or public_key_value(core) or key_file(core):
+        # "the password is hardcoded", "password authentication failed": a word that
+        # describes it; "key SHA256:…", "ssh key id_ed25519_work": public, or a file.
+        return unchanged
+    if kw == "key" and (key_id(core) or _public_before(whole, m.string, base)):
+        return unchanged  # "gpg: key 8E1F…:", "Key ID: 8E1F…"; "public key: …"
     conn = (m.group("conn") or "").strip()
     if kw in ("machine", "login"):
         strong = True
@@ -443,6 +611,13 @@ def _prose(m: Match[str]) -> str:
     return head + PREFIX + "credential]" + whole[vstart + len(core) :]
 
 
+def _public_before(whole: str, text: str, base: int) -> bool:
+    """Whether the word before the key word that starts ``whole`` (at ``base`` in
+    ``text``) says the key is public: "public key: …", "pub key = …"."""
+    before = text[max(0, base - 14) : base].rstrip(" \t_-*`").lower()
+    return before.endswith(("public", "pub", "publishable"))
+
+
 # Names of values that are identifiers or digests, never secrets, however random.
 _DIGEST_NAMES = (
     "sha", "hash", "sum", "digest", "integrity", "commit", "rev", "etag", "uuid", "guid",
@@ -457,6 +632,10 @@ def _random_value(m: Match[str]) -> str:
     name = m.group("name").lower().rstrip("_-.")
     if value.startswith(PREFIX) or name.endswith(_DIGEST_NAMES) or name in ("h1", "h2"):
         return m.group(0)  # (h1: a Go module's checksum in go.sum)
+    if name.endswith("key") and _public_before(m.group(0), m.string, m.start(0)):
+        return m.group(0)  # "public key: <base64>" (wg show): public by name
+    if name.startswith(("sha", "md5")) or public_key_value(value):
+        return m.group(0)  # SHA256:… a key's fingerprint (ssh-keygen -l), AAAA… a public key
     body = value.rstrip("=")
     has_digit = any(c.isdigit() for c in body)
     has_upper = any(c.isupper() for c in body)
@@ -1190,15 +1369,20 @@ def _id_path(value: str) -> bool:
     )
 
 
+_PUBLIC_LABELS = ("public key", "publickey", "pubkey", "pub key")
+
+
 def _entropy_run(m: Match[str]) -> str:
     value = m.group("v")
-    if not random_run(value) or _id_path(value):
-        return m.group(0)
+    if not random_run(value) or _id_path(value) or public_key_value(value):
+        return m.group(0)  # (an OpenSSH public key's body names its type: AAAAC3NzaC1l…)
     text, start = m.string, m.start("v")
     line_start = text.rfind("\n", 0, start) + 1
     before = text[max(line_start, start - 40) : start].lower()
     if any(word in before for word in _DIGEST_CONTEXT):
         return m.group(0)
+    if before.rstrip(" \t\"'`*:=").replace("_", " ").endswith(_PUBLIC_LABELS):
+        return m.group(0)  # "public key: <base64>" (wg show, a key pair's listing)
     # A value under a name of an identifier (request_id: …, "cursor": "…") is one.
     name = before.rstrip(" \t\"'").rstrip(":=").rstrip(" \t\"'")
     k = len(name)
@@ -1348,12 +1532,30 @@ def _alternation(piece: str) -> bool:
     )
 
 
+def _command_end(line: str) -> int:
+    """Where the command that starts ``line`` ends: at a ``;``, ``&`` or ``|`` outside
+    quotes (``grep -q "^PASS"; then pass=$((pass+1))``: what follows is another
+    command, no pattern searched for). Quotes are read as written, escaped or not."""
+    quote = ""
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in ";&|" and i and line[i - 1] != "\\":
+            return i
+    return len(line)
+
+
 def _search_line(m: Match[str]) -> str:
-    line = m.group(0)
+    whole = m.group(0)
+    end = _command_end(whole)
+    line, rest = whole[:end], whole[end:]
     if not any(name in line.lower() for name in _SEARCH_NAMES):
-        return line
+        return whole
     # Each word as written (quotes off), then its pieces between a pattern's syntax.
-    words = {w.strip("'\"`") for w in line.split()} | set(line.translate(_SEARCH_SPLIT).split())
+    words = {w.strip("'\"`\\;") for w in line.split()} | set(line.translate(_SEARCH_SPLIT).split())
     for lead in _REGEX_LEADS[:3]:  # "pass\\s*=\\s*X=Y": the value keeps its "="
         line_words = line.replace(lead, " ").translate(_REGEX_SPLIT).split()
         words |= {w.strip("=") for w in line_words}
@@ -1364,13 +1566,15 @@ def _search_line(m: Match[str]) -> str:
             core = core[1:] if core[0] == "?" else core[2:]
         core = core.strip(".")
         name = core.rstrip("\\").strip("^$!")
-        if _alternation(core) or _plain_name(name) or camel_name(name) or _id_path(core):
-            continue  # "PASSED|FAILED", "NAME\\|": a pattern's words; src/app.py: a path
-        if core[:1] != "-" and PREFIX not in core and looks_random(core):
-            found.add(core)
+        if _alternation(core) or _plain_name(name) or camel_name(name):
+            continue  # "PASSED|FAILED", "NAME\\|": a pattern's words
+        if _id_path(core):
+            continue  # src/app.py: a path
+        if core[:1] != "-" and PREFIX[1:] not in core and looks_random(core):
+            found.add(core)  # (a mask's inside, split at its brackets, is no value)
     for core in sorted(found, key=len, reverse=True):
         line = line.replace(core, PREFIX + "credential]")
-    return line
+    return line + rest
 
 
 # The prose rule in other languages: the word for password (or key, token) and what
@@ -1897,6 +2101,18 @@ def _pw_windows(low: str) -> list[tuple[int, int]]:
     return merge_spans(spans)
 
 
+def _under_id_name(words: list[str], k: int) -> bool:
+    """Whether ``words[k]`` is the value of a name of an identifier or a digest before
+    it (``"request_id":"req_…"``, ``commit: 3f2a…``): the words of a line split at quotes."""
+    j = k - 1
+    if j >= 0 and words[j] in (":", "=", ":="):
+        j -= 1
+    elif j < 0 or words[j][-1:] not in (":", "="):
+        return False
+    name = words[j].rstrip(":=").lower().rstrip("_-.") if j >= 0 else ""
+    return len(name) > 2 and name.endswith(_DIGEST_NAMES) and name.replace("_", "").isalnum()
+
+
 def _password_lines(text: str) -> tuple[str, int]:
     low = text.lower()
     if len(low) != len(text):
@@ -1911,8 +2127,13 @@ def _password_lines(text: str) -> tuple[str, int]:
             at = window.find(PREFIX)
         for escape in ("\\\\", "\\n", "\\r", "\\t", '\\"', "\\/"):
             window = window.replace(escape, "  ")  # JSON-encoded text: never mask an escape
-        for word in window.translate(_PW_SPLIT).split():
+        words = window.translate(_PW_SPLIT).split()
+        for k, word in enumerate(words):
+            if word.startswith("**"):
+                word = word.strip("*")  # markdown's bold: "**e2e:** 6/6 pass"
             word = word.strip(".:=")
+            if _under_id_name(words, k):
+                continue  # "request_id":"req_011C…": an identifier, however random
             pieces = word.replace("/", ":").replace("=", ":").split(":")
             # A path, a URL, name=value, a:b: only their parts; a word whose "=" or ":"
             # follows no name is one value ("%fg-7I=*MFsr1").
@@ -3543,6 +3764,8 @@ def memorable(value: str, kind: str = "credential") -> bool:
         return False
     if code_shaped(value) or camel_name(value):
         return False  # code ("torch.Size([4", "2>/dev/null") or a name: no password
+    if key_file(value) or public_key_value(value):
+        return False  # id_ed25519_github, SHA256:…, AAAAC3Nz…: public, or a file's name
     alpha = digit = symbol = False
     for c in value:
         if c.isalpha():
