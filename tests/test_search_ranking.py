@@ -97,6 +97,12 @@ def store(
     s.close()
 
 
+def add(store: Store, event: SessionEvent, now: str) -> int:
+    """One event of session s1, stored at ``now``; its id."""
+    store.add_events("s1", [event], source_hook="PostToolUse", project_dir="/p", now=now)
+    return max(int(e.id or 0) for e in store.session_events("s1"))
+
+
 def top(store: Store, query: str, n: int = 1) -> list[int]:
     return [int(h.id or 0) for h in store.search(query, limit=n)]
 
@@ -206,15 +212,12 @@ def test_a_rare_word_finds_what_the_session_called_it(store: Store) -> None:
     assert top(store, "what did the linter say?") == [ids["shell_call++"]]
     # A stand-in is its own word, not its stem: "settings" (for "config") is no "Set up".
     assert top(store, "config", 9) == [ids["file_edit"]]
-    store.add_events(
-        "s1",
-        [make("shell_call", {"command": "python -m venv .venv", "exit": 0})],
-        source_hook="PostToolUse",
-        project_dir="/p",
-        now="2026-12-02T15:00:00.000Z",
+    venv = add(
+        store,
+        make("shell_call", {"command": "python -m venv .venv", "exit": 0}),
+        "2026-12-02T15:00:00.000Z",
     )
-    venv = max(store.session_events("s1"), key=lambda e: int(e.id or 0))
-    assert top(store, "virtualenv created") == [int(venv.id or 0)]
+    assert top(store, "virtualenv created") == [venv]
 
 
 def test_a_word_the_session_uses_needs_no_synonym(store: Store) -> None:
@@ -223,19 +226,15 @@ def test_a_word_the_session_uses_needs_no_synonym(store: Store) -> None:
     from ctxmode.store.search import SYNONYM_MAX_EVENTS
 
     for n in range(SYNONYM_MAX_EVENTS + 1):
-        store.add_events(
-            "s1",
-            [make("shell_call", {"command": f"npm run build:{n}", "exit": 0})],
-            source_hook="PostToolUse",
-            project_dir="/p",
-            now=f"2026-12-02T14:{n:02d}:00.000Z",
+        add(
+            store,
+            make("shell_call", {"command": f"npm run build:{n}", "exit": 0}),
+            f"2026-12-02T14:{n:02d}:00.000Z",
         )
-    store.add_events(
-        "s1",
-        [make("tool_error", {"tool": "Bash", "key": "tsc", "error": "compiler gave up"})],
-        source_hook="PostToolUse",
-        project_dir="/p",
-        now="2026-12-02T15:00:00.000Z",
+    add(
+        store,
+        make("tool_error", {"tool": "Bash", "key": "tsc", "error": "compiler gave up"}),
+        "2026-12-02T15:00:00.000Z",
     )
     hits = store.search("build", limit=20)
     assert len(hits) == SYNONYM_MAX_EVENTS + 1 and hits.total == SYNONYM_MAX_EVENTS + 1
@@ -248,12 +247,10 @@ def test_a_synonym_is_a_whole_word_never_part_of_one(store: Store) -> None:
     """ "temporary" (held by no event) looks for "tmp" and "temp" as words: "tmpfiles" is
     not "tmp" (a query's own word no event holds is looked for inside words; a stand-in,
     a guess at the session's word, is not)."""
-    store.add_events(
-        "s1",
-        [make("shell_call", {"command": "ls /var/tmpfiles.d", "exit": 0})],
-        source_hook="PostToolUse",
-        project_dir="/p",
-        now="2026-12-02T14:00:00.000Z",
+    add(
+        store,
+        make("shell_call", {"command": "ls /var/tmpfiles.d", "exit": 0}),
+        "2026-12-02T14:00:00.000Z",
     )
     assert store.search("temporary") == []
     assert len(store.search("tmpfile")) == 1  # the query's own word: inside words, found
