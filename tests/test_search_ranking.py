@@ -128,6 +128,38 @@ def test_a_sentence_finds_what_its_keywords_find(
     assert top(store, sentence) == [ids[wanted]]
 
 
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        # Words, and the whole query as typed: the exact event first, weighing nothing.
+        ("npm run dev", [("npm run dev", "exact", 0.0, True), ("npm", "word", 1.0, False),
+                         ("run", "word", 1.0, False), ("dev", "word", 1.0, False)]),
+        # A quoted phrase: matched as written, put first; its words weigh half; no whole query.
+        ('"half cents" rounding', [("half cents", "exact", 1.5, True),
+                                   ("half", "word", 0.5, False), ("cents", "word", 0.5, False),
+                                   ("rounding", "word", 1.0, False)]),
+        # A flag: its word, and the flag as written (not put first: flags are common).
+        ("--force push", [("--force", "exact", 1.5, False), ("--force push", "exact", 0.0, True),
+                          ("force", "word", 1.0, False), ("push", "word", 1.0, False)]),
+        # A path: put first when long enough; its words at half weight (and their synonyms).
+        ("src/app.py error", [("src/app.py", "exact", 1.5, True),
+                              ("src/app.py error", "exact", 0.0, True),
+                              ("src", "word", 0.5, False), ("app", "word", 0.5, False),
+                              ("py", "word", 0.5, False), ("error", "word", 1.0, False),
+                              ("python", "word", 0.5, False)]),
+        # An error code is one word; "-v" a word and a flag.
+        ("E0425 -v", [("-v", "exact", 1.5, False), ("E0425 -v", "exact", 0.0, True),
+                      ("e0425", "word", 1.0, False), ("v", "word", 1.0, False)]),
+        # Punctuation alone is looked for as it is; a query shorter than 4 has no whole term.
+        ("' (", [("'", "exact", 1.5, False), ("(", "exact", 1.5, False)]),
+        ("a b", [("b", "word", 1.0, False)]),
+    ],
+)  # fmt: skip
+def test_the_terms_of_a_query(query: str, terms: list[tuple[str, str, float, bool]]) -> None:
+    assert [(t.text, t.kind, t.weight, t.tiered) for t in analyze(query)] == terms
+    assert [t.quoted for t in analyze(query)][:1] == [query.startswith('"')]
+
+
 def test_question_words_carry_no_weight(store: Store) -> None:
     fill(store)
     terms = [t.text for t in analyze("What did we do with the rounding, and why?")]
