@@ -275,6 +275,27 @@ def test_a_word_the_session_uses_needs_no_synonym(store: Store) -> None:
     assert {h.type for h in store.search("compile", limit=20)} == {"shell_call", "tool_error"}
 
 
+def test_a_synonym_not_looked_for_weighs_nothing(store: Store) -> None:
+    """A common word's stand-ins are not looked for, and an event that happens to hold one
+    beside the word gains nothing from it: "build" ranks its events by "build" alone."""
+    from ctxmode.store.search import SYNONYM_MAX_EVENTS
+
+    with_stand_in = add(
+        store,
+        make("shell_call", {"command": "make all", "output": "build: compiled with -O2"}),
+        "2026-12-02T13:00:00.000Z",
+    )
+    for n in range(SYNONYM_MAX_EVENTS + 1):
+        add(
+            store,
+            make("shell_call", {"command": f"npm run build:{n}", "exit": 0}),
+            f"2026-12-02T14:{n:02d}:00.000Z",
+        )
+    # Older and longer than the others, it holds "build" as often: below them.
+    assert with_stand_in not in top(store, "build", 3)
+    assert top(store, "compiled", 1) == [with_stand_in]
+
+
 def test_a_synonym_is_a_whole_word_never_part_of_one(store: Store) -> None:
     """ "temporary" (held by no event) looks for "tmp" and "temp" as words: "tmpfiles" is
     not "tmp" (a query's own word no event holds is looked for inside words; a stand-in,
