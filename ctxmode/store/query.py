@@ -72,22 +72,26 @@ def parse_query(query: str) -> list[str]:
     return [term for term, _ in split_query(query)]
 
 
+def _word_lines(name: str) -> list[list[str]]:
+    """The words of each line of ``ctxmode/data/<name>``, lower-cased, ``#`` comments
+    left out; [] when it cannot be read (a damaged install)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", name)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return [line.split("#", 1)[0].lower().split() for line in handle]
+    except OSError:
+        return []
+
+
 _STOP_WORDS: frozenset[str] | None = None
 
 
 def stop_words() -> frozenset[str]:
-    """The words that carry no weight (``ctxmode/data/stopwords.txt``), read once."""
+    """The words that carry no weight (``ctxmode/data/stopwords.txt``), read once; none
+    when it cannot be read (every word searched: worse ranking, same hits)."""
     global _STOP_WORDS
     if _STOP_WORDS is None:
-        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "stopwords.txt")
-        words: set[str] = set()
-        try:
-            with open(path, encoding="utf-8") as handle:
-                for line in handle:
-                    words.update(line.split("#", 1)[0].lower().split())
-        except OSError:
-            pass  # a damaged install searches every word: worse ranking, same hits
-        _STOP_WORDS = frozenset(words)
+        _STOP_WORDS = frozenset(word for line in _word_lines("stopwords.txt") for word in line)
     return _STOP_WORDS
 
 
@@ -95,20 +99,15 @@ _SYNONYMS: dict[str, tuple[str, ...]] | None = None
 
 
 def synonyms() -> dict[str, tuple[str, ...]]:
-    """Each word of ``ctxmode/data/synonyms.txt`` → the other words of its groups, read once."""
+    """Each word of ``ctxmode/data/synonyms.txt`` → the other words of its groups, read
+    once; none when it cannot be read (the query's own words only)."""
     global _SYNONYMS
     if _SYNONYMS is None:
-        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "synonyms.txt")
         groups: dict[str, list[str]] = {}
-        try:
-            with open(path, encoding="utf-8") as handle:
-                for line in handle:
-                    forms = line.split("#", 1)[0].lower().split()
-                    for form in forms:
-                        known = groups.setdefault(form, [])
-                        known += [other for other in forms if other != form and other not in known]
-        except OSError:
-            pass  # a damaged install looks for the query's own words only
+        for forms in _word_lines("synonyms.txt"):
+            for form in forms:
+                known = groups.setdefault(form, [])
+                known += [other for other in forms if other != form and other not in known]
         _SYNONYMS = {form: tuple(others) for form, others in groups.items()}
     return _SYNONYMS
 
@@ -272,7 +271,9 @@ def analyze(query: str) -> list[Term]:
         group = {base.text, *forms}
         for other in forms:
             if other[:-1] in group or (other.endswith("es") and other[:-2] in group):
-                continue  # a plural: its singular stands for it ("db" finds "dbs")
+                # A form one ending past another of the group: that one finds it ("db"
+                # finds "dbs", "compile" finds "compiled"); both would count it twice.
+                continue
             stand_in = Term(other, "word", base.weight)
             # The table spells every form out: a stand-in is its own word (and plural),
             # not its stem ("settings" is no "set", "timing" no "time").
