@@ -165,6 +165,9 @@ TYPES: dict[str, tuple[str, int, str]] = {
     # The text the agent ended a turn with (Stop), its head and tail. Looked up, never
     # shown in a snapshot; among the first to go when a session is over its cap.
     "assistant_reply": ("prompt", MINOR, "{text, [notes]}"),
+    # What the agent wrote between its calls in a long turn, beyond what its reply's notes
+    # hold (the middle of the turn). Looked up, never shown in a snapshot.
+    "assistant_notes": ("prompt", MINOR, "{text}"),
     "decision": ("decision", CRITICAL, "{text}"),
     "role": ("role", CRITICAL, "{text}"),
     # A review's finding still to act on (ReportFindings): shown among the decisions.
@@ -206,6 +209,9 @@ TYPES: dict[str, tuple[str, int, str]] = {
         MINOR,
         "{command, [description], [exit], [output], [saved], [bytes], [task]}",
     ),
+    # What one of the client's own commands printed for the person (/cost, a plugin's
+    # install): from its history (ctxmode import), no hook sees it.
+    "command_output": ("shell", MINOR, "{[command], output}"),
 }
 
 

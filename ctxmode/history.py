@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 
+# The event of a neutral input no hook ever gets: what one of the client's own commands
+# printed for the person (``/cost``, a plugin's install), read from its history only
+# (``tool_input.command``, ``tool_response.stdout``; extract.client).
+CLIENT_OUTPUT_EVENT = "ClientOutput"
+
+
 class Call:
     """A hook that would have fired: its neutral input and when (the record's timestamp)."""
 

@@ -341,7 +341,8 @@ def _random_words(segment: str, glued: bool = False, ids: bool = False) -> str:
     """``segment`` with each word (between spaces or tabs) that looks generated masked.
 
     ``glued``: the segment's last word touches the ``=`` or ``:`` after it: the head of a
-    value that holds one ("pw zsnfDQWOss=Y7…"), masked unless a plain name (``user=``).
+    value that holds one ("pw zsnfDQWOss=Y7…"), masked unless a plain name (``user=``,
+    ``AccountKey=``).
     ``ids``: after the word "key", where a GPG key's id is no secret ("gpg: key 8E1F…:")."""
     out = []
     parts = segment.replace("\t", " \t ").split(" ")
@@ -352,6 +353,7 @@ def _random_words(segment: str, glued: bool = False, ids: bool = False) -> str:
             and i == len(parts) - 1
             and any(c.isalnum() for c in core)  # "token /= a": an operator, no value
             and not _plain_name(core)
+            and not camel_name(core)  # "token AccountKey=": the name of what follows
         )
         if ids and key_id(core):
             out.append(part)

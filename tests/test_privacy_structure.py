@@ -323,6 +323,21 @@ def test_search_snippets_never_split_a_mask(width: int) -> None:
     assert snippet.count("[REDACTED:") == snippet.count("github-token]"), snippet
 
 
+def test_a_name_glued_to_its_equals_sign_after_a_credential_word_is_no_value() -> None:
+    """``token AccountKey={`` (found at random by the property test above): a name of
+    words glued to an ``=`` names what follows it; the prose rule and its precheck agree
+    that there is nothing to mask, and a generated word there is still masked."""
+    for text in (" use token AccountKey={", "the token apiKeyName=$X"):
+        saved = redact._READY
+        try:
+            redact._READY = {}
+            assert mask(text) == text
+        finally:
+            redact._READY = saved
+        assert mask(text) == text
+    assert "zsnfDQWOss" not in mask("pw zsnfDQWOss=Y7")
+
+
 def test_an_operator_after_a_credential_word_is_no_value() -> None:
     """``token /= a`` (found at random by the property test above): the ``/`` glued to the
     ``=`` holds no letter or digit, so no rule masks it, with or without the prechecks."""

@@ -144,13 +144,38 @@ def test_notes_are_bounded() -> None:
     inp = payload.from_dict(
         {"hook_event_name": "Stop", "last_assistant_message": "ok", "turn_notes": many}, "Stop"
     )
-    [(kind, data)] = replies.assistant_reply(inp)
+    (kind, data), *rest = replies.assistant_reply(inp)
     assert kind == "assistant_reply"
     assert len(data["notes"]) <= replies.NOTES_HEAD + replies.NOTES_TAIL + 8
     assert data["notes"].startswith("step 0: checked module_0")
     assert "step 99: checked module_99" in data["notes"]  # the last notes are kept
     for line in data["notes"].splitlines():
         assert len(line) <= replies.NOTE_CHARS + 1
+    assert rest and {kind for kind, _ in rest} == {"assistant_notes"}
+    for _, more in rest:
+        assert len(more["text"]) <= replies.NOTES_GROUP + replies.NOTE_CHARS
+        for line in more["text"].splitlines():
+            assert len(line) <= replies.NOTE_CHARS + 1
+
+
+def test_a_long_turns_middle_notes_are_kept_in_order_once() -> None:
+    """The notes the reply has no room for (the middle of a long turn) are events of
+    their own: every note is in the reply's notes or in one of them, in order."""
+    from ctxmode import payload
+
+    many = [f"step {n}: module_{n} checked, the count is {n * 7}" for n in range(120)]
+    inp = payload.from_dict(
+        {"hook_event_name": "Stop", "last_assistant_message": "ok", "turn_notes": many}, "Stop"
+    )
+    (_, data), *rest = replies.assistant_reply(inp)
+    middle = [line for _, more in rest for line in more["text"].splitlines()]
+    assert middle == [note for note in many if note not in data["notes"]]
+    assert "step 60: module_60 checked, the count is 420" in middle
+    short = payload.from_dict(
+        {"hook_event_name": "Stop", "last_assistant_message": "ok", "turn_notes": many[:3]},
+        "Stop",
+    )
+    assert [kind for kind, _ in replies.assistant_reply(short)] == ["assistant_reply"]
 
 
 def test_a_stop_without_a_transcript_keeps_the_reply_alone(project: Path) -> None:
@@ -167,7 +192,7 @@ def test_a_stop_without_a_transcript_keeps_the_reply_alone(project: Path) -> Non
 
 
 def test_a_long_turn_passes_its_first_and_last_notes_whole() -> None:
-    notes = [f"note {n}" for n in range(30)]
+    notes = [f"note {n}" for n in range(history.NOTES_FIRST + history.NOTES_LAST + 30)]
     kept = history.kept_notes(notes)
     assert kept == notes[: history.NOTES_FIRST] + notes[-history.NOTES_LAST :]
     assert history.kept_notes(notes[:5]) == notes[:5]

@@ -133,6 +133,9 @@ def jobs(inp: HookInput) -> list[Job]:
         return [_job(m, f) for m, f in PROMPT_JOBS]
     if inp.event == "Stop":
         return [_job("replies", "assistant_reply")]
+    if inp.event == "ClientOutput":  # ctxmode.history.CLIENT_OUTPUT_EVENT (not imported
+        # here: a hook never gets one, and loads no more modules than it needs)
+        return [_job("client", "command_output")]
     return []
 
 

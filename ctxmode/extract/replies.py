@@ -1,5 +1,6 @@
 """Stop → ``assistant_reply {text, [notes]}``: what the agent answered at the end of a
-turn, and what it wrote in the turn before that.
+turn, and what it wrote in the turn before that (in a long turn, the notes the reply has
+no room for as ``assistant_notes {text}``).
 
 The text a person read last in a turn (a count it reported, the command it asked the
 user to run, the cause it found, a limit the client hit) is often in no tool call at
@@ -43,7 +44,32 @@ def assistant_reply(inp: HookInput) -> list[Draft]:
     if not text:
         return []
     data = {"text": masked_excerpt(text, REPLY_HEAD, REPLY_TAIL)}
-    notes = "\n".join(clip(one_line(n), NOTE_CHARS) for n in inp.turn_notes if n.strip())
-    if notes:
-        data["notes"] = masked_excerpt(notes, NOTES_HEAD, NOTES_TAIL)
-    return [("assistant_reply", data)]
+    each = [clip(one_line(n), NOTE_CHARS) for n in inp.turn_notes if n.strip()]
+    notes = "\n".join(each)
+    if not notes:
+        return [("assistant_reply", data)]
+    data["notes"] = masked_excerpt(notes, NOTES_HEAD, NOTES_TAIL)
+    # A long turn's notes from between the head and the tail the reply keeps: events of
+    # their own ("Ground truth confirmed: all six golden values match"), a few at a time.
+    rest = [note for note in each if note not in data["notes"]]
+    return [("assistant_reply", data), *_grouped(rest)]
+
+
+# The notes of a turn the reply has no room for: at most this many characters an event.
+NOTES_GROUP = 900
+
+
+def _grouped(notes: list[str]) -> list[Draft]:
+    """``assistant_notes {text}`` events holding ``notes``, in order, one per line."""
+    out: list[Draft] = []
+    group: list[str] = []
+    size = 0
+    for note in notes:
+        if group and size + len(note) > NOTES_GROUP:
+            out.append(("assistant_notes", {"text": "\n".join(group)}))
+            group, size = [], 0
+        group.append(note)
+        size += len(note) + 1
+    if group:
+        out.append(("assistant_notes", {"text": "\n".join(group)}))
+    return out

@@ -17,9 +17,13 @@ the summary the client wrote). The hooks' ``tool_response`` is the record's
 ``toolUseResult``; a subagent's results carry none (2.1.197 to 2.1.332), and the result's
 text stands in.
 
-What is never imported: ``attachment`` records — among them ``hook_additional_context``,
-which echoes ctxmode's own ``<session_resume>`` back — the client's meta and
-compaction-summary turns, local command echoes, and a subagent's prompt (no hook sees it).
+What no hook sees is read too: a command the person ran at the prompt (``!cmd``: its
+``<bash-input>`` turn and the ``<bash-stdout>`` one after it) → the PostToolUse of the Bash
+call it was; what a client command printed (``<local-command-stdout>``, a user turn or a
+``local_command`` system record) → :data:`ctxmode.history.CLIENT_OUTPUT_EVENT`. What is never
+imported: ``attachment`` records — among them ``hook_additional_context``, which echoes
+ctxmode's own ``<session_resume>`` back — the client's meta and compaction-summary turns,
+and a subagent's prompt (no hook sees it).
 
 Loaded by ``ctxmode import`` and ``doctor``, and by the Stop hook for :func:`turn_notes`
 (the turn's texts read back from the end of the transcript).
@@ -34,7 +38,7 @@ from __future__ import annotations
 import os
 
 from ctxmode import payload
-from ctxmode.history import Boundary, Call, Chunk
+from ctxmode.history import CLIENT_OUTPUT_EVENT, Boundary, Call, Chunk
 from ctxmode.hosts import claude_code
 
 TYPE_CHECKING = False
@@ -52,7 +56,20 @@ BOOKKEEPING = frozenset(
      "api-request", "api-request-shape", "api-request-blob", "pr-link", "worktree-state"}
 )  # fmt: skip
 # User turns the client writes itself, not the person (hooks never see them as prompts).
-CLIENT_TURNS = ("<command-", "<local-command", "<task-notification>", "<system-reminder>")
+CLIENT_TURNS = (
+    "<command-", "<local-command", "<task-notification>", "<system-reminder>", "<bash-"
+)  # fmt: skip
+# A command the person ran at the prompt (``!cmd``, bash mode): the client runs it
+# without the model and without any hook, and writes the command and what it printed as
+# two user turns. Imported as the shell call it was (``shell_call``, its git commit, the
+# error it printed), the person's.
+USER_SHELL_INPUT = "<bash-input>"
+USER_SHELL_OUTPUT = ("<bash-stdout>", "<bash-stderr>")
+# What one of the client's own commands printed (``/cost``, ``/context``, a plugin's
+# install, a skill's ``!`` line that failed): a user turn after the command's.
+CLIENT_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
+COMMAND_TAGS = ("<command-name>", "<command-message>")
+USER_SHELL_NOTE = "run by the user at the prompt (! bash mode)"
 # An assistant message's stop_reason when the turn ends with it (the API's; "tool_use"
 # when a tool call follows; none in the records of clients before ~2.1).
 TURN_ENDS = ("end_turn", "stop_sequence", "max_tokens", "refusal")
@@ -264,6 +281,12 @@ def read(
     # interrupted, or cut into with a new prompt, ends on a tool call, and no Stop hook
     # runs; what the agent wrote in it ("All 124 tests pass") is kept as its reply.
     last_said: tuple[dict[str, Any], str, str, int] | None = None
+    # A command the person ran at the prompt, until what it printed comes (the next user
+    # turn), and a client command as typed (with its line start), until what it printed
+    # comes: the offset stays before either meanwhile, so that a window cut between the
+    # two reads the pair whole next time.
+    shell_typed: tuple[dict[str, Any], str, str, int] | None = None
+    client_command: tuple[str, int] | None = None
     pos = start
     size = len(data)
     while pos < size:
@@ -299,6 +322,17 @@ def read(
         marks.append((pos, 0, ""))
         _envelope(chunk, record, at)
         if kind == "system":
+            said_here = _s(record.get("content")).lstrip()
+            if record.get("subtype") == "local_command" and not record.get("isSidechain"):
+                # (2.0.3x on: a client command and what it printed are system records.)
+                if said_here.startswith(CLIENT_OUTPUT):
+                    printed = _client_output(record, said_here, client_command, path, at)
+                    if printed is not None:
+                        chunk.items.append(printed)
+                    client_command = None
+                elif said_here.startswith(COMMAND_TAGS):
+                    client_command = (_command_line(said_here), line_start)
+                continue
             if record.get("subtype") == "compact_boundary":
                 meta = record.get("compactMetadata")
                 trigger = _s(meta.get("trigger")) if isinstance(meta, dict) else ""
@@ -318,6 +352,12 @@ def read(
             said, last_said = [], None  # the turn's notes before a compaction: the summary's
             continue
         open_boundary = -1  # any other turn settles the last compaction
+        if shell_typed is not None and not _starts(content, USER_SHELL_OUTPUT):
+            # (What the person's command printed is the very next turn; none came.)
+            chunk.items.append(_user_shell_call(shell_typed, "", path))
+            shell_typed = None
+        if client_command is not None and not _starts(content, ("<local-command-", *COMMAND_TAGS)):
+            client_command = None  # (it printed nothing)
         if kind == "assistant":
             if isinstance(content, list):
                 for block in content:
@@ -338,8 +378,26 @@ def read(
             continue
         # a user record: a prompt, or tool results
         if isinstance(content, str) or _only_text(content):
-            if sidechain_file:
+            if sidechain_file or record.get("isSidechain"):
                 continue
+            said_here = (content if isinstance(content, str) else _text_of(content)).lstrip()
+            if said_here.startswith((USER_SHELL_INPUT, *USER_SHELL_OUTPUT)):
+                if shell_typed is not None:
+                    output = said_here if not said_here.startswith(USER_SHELL_INPUT) else ""
+                    chunk.items.append(_user_shell_call(shell_typed, output, path))
+                    shell_typed = None
+                if said_here.startswith(USER_SHELL_INPUT):
+                    command = _tag(said_here, "bash-input")
+                    shell_typed = (record, command, at, line_start) if command.strip() else None
+                continue
+            if said_here.startswith(CLIENT_OUTPUT):
+                printed = _client_output(record, said_here, client_command, path, at)
+                if printed is not None:
+                    chunk.items.append(printed)
+                client_command = None
+                continue
+            if said_here.startswith(COMMAND_TAGS):
+                client_command = (_command_line(said_here), line_start)
             text = _prompt_text(record, content)
             if text:
                 ended = reply or last_said
@@ -366,15 +424,23 @@ def read(
             call = _tool_call(record, use, block, len(line), path, agent_id, agent_type)
             if call is not None:
                 chunk.items.append(Call(call, at))
-    if reply is not None and at_end and not chunk.truncated:
-        chunk.items.append(_reply_call(reply, path, said))
-        reply = None
+    if at_end and not chunk.truncated:
+        if shell_typed is not None:  # the file ends before what it printed
+            chunk.items.append(_user_shell_call(shell_typed, "", path))
+            shell_typed = None
+        if reply is not None:
+            chunk.items.append(_reply_call(reply, path, said))
+            reply = None
     # The safe offset: before the first tool_use still waiting for its result.
     safe = pos
     if pending:
         safe = min(begin for _, begin, _ in pending.values())
     if reply is not None:
         safe = min(safe, reply[3])
+    if shell_typed is not None:
+        safe = min(safe, shell_typed[3])
+    if client_command is not None:
+        safe = min(safe, client_command[1])
     if open_boundary != -1:
         safe = min(safe, open_boundary)
     chunk.offset = safe
@@ -489,6 +555,74 @@ def _reply_call(reply: tuple[dict[str, Any], str, str, int], path: str, said: li
     return Call(_input(record, "Stop", fields, path), at)
 
 
+def _command_line(text: str) -> str:
+    """A client command as typed (``/compact focus on tests``), from its record."""
+    name = _tag(text, "command-name").strip()
+    return f"{name} {_tag(text, 'command-args').strip()}".strip()
+
+
+def _starts(content: Any, tags: tuple[str, ...]) -> bool:
+    """Whether a turn's text starts with one of ``tags``."""
+    said = content if isinstance(content, str) else _text_of(content)
+    return said.lstrip().startswith(tags)
+
+
+def _user_shell_call(typed: tuple[dict[str, Any], str, str, int], printed: str, path: str) -> Call:
+    """The PostToolUse a Bash call would have had for a command the person ran at the
+    prompt (``typed``: its record, command line, time, line start), ``printed`` the turn
+    that holds its ``<bash-stdout>`` and ``<bash-stderr>``. Said to be the person's
+    in its ``description``; no exit code (the client writes none)."""
+    record, command, at, _start = typed
+    uuid = _s(record.get("uuid"))
+    fields: dict[str, Any] = {
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": USER_SHELL_NOTE},
+        "tool_use_id": f"bash-mode:{uuid}" if uuid else "",
+        "tool_response": {
+            "stdout": _plain(_tag(printed, "bash-stdout")),
+            "stderr": _plain(_tag(printed, "bash-stderr")),
+            "interrupted": False,
+        },
+    }
+    inp = _input(record, "PostToolUse", fields, path)
+    inp.size = len(printed)
+    inp.outcome_known = False  # (no exit code: what it printed says)
+    return Call(inp, at)
+
+
+def _client_output(
+    record: dict[str, Any], text: str, typed: tuple[str, int] | None, path: str, at: str
+) -> Call | None:
+    """What a client command printed (``text``: ``<local-command-stdout>`` or ``-stderr``),
+    as the neutral input of :data:`ctxmode.history.CLIENT_OUTPUT` (no hook has one);
+    None when it printed nothing."""
+    printed = "\n".join(
+        part for part in (_plain(_tag(text, tag[1:-1])) for tag in CLIENT_OUTPUT) if part.strip()
+    )
+    if not printed.strip():
+        return None
+    command = typed[0] if typed is not None else ""
+    fields: dict[str, Any] = {
+        # (Older clients wrote the command's name without its slash.)
+        "tool_input": {"command": command if command[:1] in ("/", "") else "/" + command},
+        "tool_response": {"stdout": printed},
+    }
+    return Call(_input(record, CLIENT_OUTPUT_EVENT, fields, path), at)
+
+
+# A terminal's escape sequences (colour, bold) the client keeps in what a command printed.
+_ESCAPE = "\x1b["
+
+
+def _plain(text: str) -> str:
+    """``text`` without the terminal's colour and style sequences (ESC [ … letter)."""
+    if _ESCAPE not in text:
+        return text
+    import re
+
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
 def _prompt_text(record: dict[str, Any], content: Any) -> str:
     """The text of a user record that is a person's prompt, else "" (a client's own
     turn, a subagent's, ctxmode's output echoed)."""
@@ -509,7 +643,7 @@ def _typed_command(text: str) -> str:
     ``<command-args>Alice</command-args>``); "" for any other text, and for a command
     without arguments (``/clear``, ``/compact``: the client's own, which no hook sees).
     What the user wrote after a command is theirs: a pasted error, a plan, a link."""
-    if not text.lstrip().startswith(("<command-name>", "<command-message>")):
+    if not text.lstrip().startswith(COMMAND_TAGS):
         return ""
     name = _tag(text, "command-name")
     args = _tag(text, "command-args").strip()
@@ -552,10 +686,11 @@ def turn_notes(path: str, reply: str) -> list[str]:
 
 
 # Of a turn's notes, the first and the last this many are kept (whole: each is masked
-# whole after): what the reply's ``notes`` can hold of them (extract.replies), the
-# last ones most (they say what came of the turn), and no more text to mask.
+# whole after): the reply's ``notes`` hold its head and tail, the rest are events of
+# their own (extract.replies); a turn of more, rare, loses some of its middle, and the
+# Stop hook has no more text to mask than this.
 NOTES_FIRST = 4
-NOTES_LAST = 16
+NOTES_LAST = 96
 
 
 def kept_notes(notes: list[str]) -> list[str]:
