@@ -12,7 +12,40 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
     from ctxmode.payload import HookInput
+
+# How far into a history file its first records are looked for (the cwd and session id
+# that place the file in a project): a first prompt can hold a pasted image or document
+# (a line of megabytes), and a file placed nowhere is not imported at all.
+HEAD_LIMIT = 32 * 1024 * 1024
+
+
+def head_records(path: str, markers: tuple[bytes, ...], limit: int = HEAD_LIMIT) -> Iterator[Any]:
+    """The records of the JSONL file at ``path`` from its start, in order, parsed: those
+    whose line holds one of ``markers`` (bytes the wanted records must contain), within
+    the file's first ``limit`` bytes; lines that are no JSON left out. None when the file
+    cannot be read. Line by line, however long a line is."""
+    import orjson
+
+    try:
+        with open(path, "rb") as fh:
+            seen = 0
+            for line in fh:
+                if seen >= limit:
+                    return
+                seen += len(line)
+                if not any(marker in line for marker in markers):
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except ValueError:
+                    continue
+                yield record
+    except OSError:
+        return
 
 
 # The event of a neutral input no hook ever gets: what one of the client's own commands

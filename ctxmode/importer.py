@@ -184,6 +184,7 @@ class Totals:
         "unchanged",
         "unknown",
         "unknown_types",
+        "unplaced",
     )
 
     def __init__(self, dry_run: bool = False) -> None:
@@ -198,6 +199,8 @@ class Totals:
         self.unknown_types: dict[str, int] = {}  # which types, how many records each
         self.replayed = 0  # compactions given a replayed snapshot
         self.truncated = 0  # files that ended in an unfinished line (left for later)
+        # files given that name no working directory: no project to import them into
+        self.unplaced = 0
         self.compactions = 0
         self.sessions: set[str] = set()
         self.stores: set[str] = set()
@@ -216,6 +219,7 @@ class Totals:
             # A dry run builds no snapshot (its windows roll back before the last one).
             "replayed": None if self.dry_run else self.replayed,
             "truncated": self.truncated,
+            "unplaced": self.unplaced,
             "compactions": self.compactions,
             "sessions": len(self.sessions),
             "stores": len(self.stores),
@@ -298,6 +302,7 @@ def run(
             os.path.join(item.project, IGNORE_FILE)
         )
         if not item.store or ignored:
+            totals.unplaced += not item.store
             if on_file is not None:
                 on_file(item)
             continue

@@ -641,3 +641,37 @@ def test_imported_events_take_their_place_in_the_calls_order(
     assert read[0].type == "decision", [e.type for e in read]
     imported = [e.created_at for e in read if e.source_hook == "import"]
     assert imported and imported == sorted(imported)
+
+
+def test_a_first_prompt_of_megabytes_still_places_the_file(tmp_path: Path, data_root: Path) -> None:
+    """The cwd that places a transcript in a project is read from its first records,
+    however long their lines: a first prompt with a pasted image is a line of megabytes
+    (a public 2.0.74 session's first prompt is 308 KB), and a file placed nowhere would
+    not be imported at all."""
+    claude = copy_transcripts(tmp_path)
+    path = session_file(claude, "plain")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    first = next(i for i, r in enumerate(records) if r.get("type") == "user")
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": "iVBORw0KGgo" * 300_000}}  # fmt: skip
+    text = records[first]["message"]["content"]
+    records[first]["message"]["content"] = [image, {"type": "text", "text": text}]
+    for record in records[:first]:
+        record.pop("cwd", None)  # (as the bookkeeping records before a first prompt)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert len(path.read_bytes().split(b"\n")[first]) > 3_000_000
+
+    assert transcripts.head_cwd(str(path)) == ("/home/dev/proj", session_ids()["plain"])
+    summary = run_import(claude, str(path))
+    assert summary["files"] == 1 and summary["unplaced"] == 0
+    prompts = data_of(data_root, session_ids()["plain"], "user_prompt")
+    assert [p["text"] for p in prompts] == [text]
+
+
+def test_a_file_that_names_no_working_directory_is_said_not_imported(tmp_path: Path) -> None:
+    path = tmp_path / "titles.jsonl"
+    path.write_text(json.dumps({"type": "summary", "summary": "A title", "leafUuid": "x"}) + "\n")
+    result = cli("import", str(path))
+    assert result.exit_code == 0, result.output
+    assert "1 file not imported (no working directory in it)" in result.output
+    assert json.loads(cli("import", "--json", str(path)).output)["unplaced"] == 1

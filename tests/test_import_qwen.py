@@ -117,3 +117,15 @@ def test_the_reader_leaves_a_call_without_its_result_for_later() -> None:
     assert isinstance(first, Call) and first.inp.tool_name == "write_file"
     assert history.claims(str(FIXTURES / "chats" / f"{LEDGER}.jsonl"))
     assert not history.claims(str(FIXTURES / "stream.jsonl"))
+
+
+def test_a_first_record_of_megabytes_still_places_the_chat(project: Path) -> None:
+    """The cwd is read from the first records however long their lines (a first prompt
+    with a pasted image): a chat placed nowhere would not be imported."""
+    folder = chats(project)
+    chat = folder / f"{LEDGER}.jsonl"
+    lines = chat.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["pasted"] = "iVBORw0KGgo" * 100_000  # ~1.1 MB on the line that names the cwd
+    chat.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    assert history.head_cwd(str(chat)) == (str(project), LEDGER)

@@ -65,6 +65,8 @@ def summary_line(totals: importer.Totals) -> str:
         parts.append(plural(t.compactions, "compaction") + replayed)
     if t.unchanged:
         parts.append(f"{t.unchanged} unchanged")
+    if t.unplaced:
+        parts.append(f"{plural(t.unplaced, 'file')} not imported (no working directory in it)")
     rate = f", {t.bytes / 1e6 / t.seconds:.0f} MB/s" if t.seconds and t.bytes > 1e6 else ""
     prefix = "dry run: " if t.dry_run else ""
     return f"{prefix}{', '.join(parts)} in {t.seconds:.2f} s{rate}"

@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 
 from ctxmode import payload
-from ctxmode.history import CLIENT_OUTPUT_EVENT, Boundary, Call, Chunk
+from ctxmode.history import CLIENT_OUTPUT_EVENT, Boundary, Call, Chunk, head_records
 from ctxmode.hosts import claude_code
 
 TYPE_CHECKING = False
@@ -165,24 +165,11 @@ def subagent_of(path: str) -> tuple[str | None, str | None]:
     return agent_id, agent_type
 
 
-def head_cwd(path: str, limit: int = 256 * 1024) -> tuple[str, str]:
+def head_cwd(path: str) -> tuple[str, str]:
     """``(cwd, session_id)`` of the first records of ``path`` that name them (the slug of
     the folder is lossy: the records hold the real cwd)."""
-    import orjson
-
     cwd = sid = ""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(limit)
-    except OSError:
-        return cwd, sid
-    for line in head.split(b"\n"):
-        if b'"cwd"' not in line and b'"sessionId"' not in line:
-            continue
-        try:
-            record = orjson.loads(line)
-        except ValueError:
-            continue
+    for record in head_records(path, (b'"cwd"', b'"sessionId"')):
         if not isinstance(record, dict):
             continue
         cwd = cwd or _s(record.get("cwd"))

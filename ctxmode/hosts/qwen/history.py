@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 
-from ctxmode.history import Boundary, Call, Chunk
+from ctxmode.history import Boundary, Call, Chunk, head_records
 from ctxmode.hosts import qwen
 
 TYPE_CHECKING = False
@@ -82,23 +82,10 @@ def chat_files(projects: str, prefix: str = "") -> list[str]:
     return found
 
 
-def head_cwd(path: str, limit: int = 256 * 1024) -> tuple[str, str]:
+def head_cwd(path: str) -> tuple[str, str]:
     """``(cwd, session_id)`` of the first records of ``path`` that name them."""
-    import json
-
     cwd = sid = ""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(limit)
-    except OSError:
-        return cwd, sid
-    for line in head.split(b"\n"):
-        if b'"sessionId"' not in line:
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
+    for record in head_records(path, (b'"sessionId"',)):
         if not isinstance(record, dict):
             continue
         cwd = cwd or _s(record.get("cwd"))
