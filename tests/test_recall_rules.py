@@ -139,6 +139,32 @@ def test_error_lines_from_the_middle_of_a_long_output_are_kept(project: Path) ->
     assert_no_secret(rows)
 
 
+def test_a_test_runners_failures_from_the_middle_are_kept(project: Path) -> None:
+    """A test run's failures sit between its progress and its summary, each a header
+    line and the message under it ("NoMethodError:" / "undefined method …"); a type
+    checker's errors are ~200 characters each: the middle keeps several of them."""
+    failures = [
+        "  1) Staffers::ReminderChatLinksComponent renders the links",
+        "     Failure/Error: care_case.chats.for_care_case(care_case)",
+        "     NoMethodError:",
+        "       undefined method 'for_care_case' for an instance of Array",
+        "src/profile.ts(12,7): error TS2739: Type '{ id: string; }' is missing the following "
+        "properties from type 'Profile': full_name, avatar_url, created_at, updated_at, role",
+        "src/app.tsx(3,1): error TS6059: File 'C:/work/shared/types.ts' is not under 'rootDir' "
+        "'C:/work/apps/web/src'. 'rootDir' is expected to contain all source files.",
+    ]
+    claude_call(
+        project,
+        "Bash",
+        {"command": "bundle exec rspec && pnpm typecheck"},
+        {"stdout": build_log(failures), "stderr": "", "interrupted": False, "isImage": False},
+    )
+    (call,) = of_type(stored(project), "shell_call")
+    for line in failures[2:]:
+        assert line.strip() in call["output"], line
+    assert len(call["output"].split("\n…\n")[1]) <= OUTPUT_MIDDLE
+
+
 def test_an_error_line_the_heads_cut_splits_is_kept_whole(project: Path) -> None:
     """The head ends at a line end: a long error line that starts inside it and runs past
     its bound is dropped from the head, and is a line of the middle (the part between

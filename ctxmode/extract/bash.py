@@ -44,8 +44,9 @@ COMMAND_CHARS = 2000  # the command line a shell_call keeps: all of nearly every
 OUTPUT_HEAD = 320
 OUTPUT_TAIL = 320
 # Of a longer output, lines from between the two that look like an error or a warning,
-# or that name what the command did (common.standout_lines), up to this many characters.
-OUTPUT_MIDDLE = 320
+# or that name what the command did (common.standout_lines), up to this many characters:
+# room for three or four (a type checker's or a test runner's errors are ~200 each).
+OUTPUT_MIDDLE = 640
 SAVED_CHARS = 400  # the path of the file a client saved a large output to
 SENT_CHARS = 2000  # the text of a comment, an issue or a pull request the agent sent
 DESCRIPTION_CHARS = 200  # what the agent said a command does

@@ -133,6 +133,7 @@ STANDOUT_MARKERS = (
     "error", "fail", "warn", "\u26a0", "\u2717", "\u2718", "\u2716", "denied", "refused",
     "not found", "cannot", "can't", "unable", "invalid", "exception", "fatal", "panic",
     "does not exist", "already exists", "in use", "deprecated", "traceback", "no such",
+    "undefined", "missing", "unexpected",
 )  # fmt: skip
 STANDOUT_LINE = 200  # a kept line's characters at most
 STANDOUT_HITS = 8  # lines taken per marker or key at most (a log of one warning repeated)
