@@ -165,6 +165,23 @@ def test_a_test_runners_failures_from_the_middle_are_kept(project: Path) -> None
     assert len(call["output"].split("\n…\n")[1]) <= OUTPUT_MIDDLE
 
 
+def test_what_came_of_a_step_in_the_middle_is_kept(project: Path) -> None:
+    """Two commands' outputs run together: the first one's summary is in the middle."""
+    steps = [
+        " 15 files changed, 77 insertions(+), 533 deletions(-)",
+        "dist/assets/index-vBbLPBlL.js   591.92 kB │ gzip: 181.04 kB",
+    ]
+    claude_call(
+        project,
+        "Bash",
+        {"command": "git diff --stat HEAD && npm run build"},
+        {"stdout": build_log(steps), "stderr": "", "interrupted": False, "isImage": False},
+    )
+    (call,) = of_type(stored(project), "shell_call")
+    for line in steps:
+        assert line.strip() in call["output"], line
+
+
 def test_an_error_line_the_heads_cut_splits_is_kept_whole(project: Path) -> None:
     """The head ends at a line end: a long error line that starts inside it and runs past
     its bound is dropped from the head, and is a line of the middle (the part between

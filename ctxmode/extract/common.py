@@ -128,12 +128,15 @@ def output_excerpt(text: str, head: int, tail: int, middle: Sequence[str] = ()) 
 
 # What makes a line from the middle of a long output worth keeping: it looks like an error
 # or a warning (a build's one failing module among hundreds of compiled ones, "port 3000
-# is in use" between a dev server's banner and its request log). Lower case, substrings.
+# is in use" between a dev server's banner and its request log), or it says what came of
+# a step (two commands' outputs run together: the first's "15 files changed", a build's
+# bundle size in kB, "2098 packages installed"). Lower case, substrings.
 STANDOUT_MARKERS = (
     "error", "fail", "warn", "\u26a0", "\u2717", "\u2718", "\u2716", "denied", "refused",
     "not found", "cannot", "can't", "unable", "invalid", "exception", "fatal", "panic",
     "does not exist", "already exists", "in use", "deprecated", "traceback", "no such",
     "undefined", "missing", "unexpected",
+    "passed", "files changed", " kb", "installed", "total",
 )  # fmt: skip
 STANDOUT_LINE = 200  # a kept line's characters at most
 STANDOUT_HITS = 8  # lines taken per marker or key at most (a log of one warning repeated)
