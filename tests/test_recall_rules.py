@@ -388,16 +388,25 @@ def test_a_decision_that_repeats_a_prompt_does_not_take_a_second_place(tmp_path:
     assert hits[:2] in (["decision1", "git_commit2"], ["user_prompt0", "git_commit2"]), hits
 
 
-def test_a_reply_ranks_below_the_call_it_reports(tmp_path: Path) -> None:
-    """The same words in a reply (newer) and in the call it speaks of: the call first."""
+def test_a_reply_is_weighed_as_any_event(tmp_path: Path) -> None:
+    """What the agent said of its calls is weighed as the calls are: the same words in a
+    call and in the reply after it rank by age alone (the newer first), and a reply that
+    holds more of the question's words ranks above the call."""
     from ctxmode.events import make
 
+    said = "All 8 endpoint tests pass for the auth API"
+    same = [make("shell_call", {"command": said}), make("assistant_reply", {"text": said})]
+    assert ranked(tmp_path / "same", same, "auth endpoint tests pass") == [
+        "assistant_reply1",
+        "shell_call0",
+    ]
     events = [
-        make("shell_call", {"command": "lsof -i :53317 -P -n", "exit": 0,
-                            "output": "LocalSend 13228 m 30u IPv6 TCP *:53317 (LISTEN)"}),
-        make("assistant_reply", {"text": "LocalSend is listening on TCP *:53317 (LISTEN)."}),
+        make("assistant_reply", {"text": "All 8 endpoint tests pass: login, refresh and "
+                                         "logout of the auth API are done."}),
+        make("shell_call", {"command": "pytest tests/test_auth_endpoints.py -q", "exit": 0,
+                            "output": "........ [100%]"}),
     ]  # fmt: skip
-    assert ranked(tmp_path, events, "which port was LocalSend listening on")[0] == "shell_call0"
+    assert ranked(tmp_path, events, "auth endpoint tests pass count")[0] == "assistant_reply0"
 
 
 # ------------------------------------------------------------------ the Stop hook

@@ -31,8 +31,11 @@ newest matches reach) gives the term its weight: BM25's IDF.
 **The ranking.** The candidates are scored by the weights of the terms they hold; the
 best :data:`REFINE` are read and scored again on their text (BM25: each term's count
 in the event, against the event's length; plus the weight of the terms its best line
-holds, :data:`LINE_WEIGHT`; times a prior per type, :data:`TYPE_PRIOR`), times a
-recency factor (:func:`blend`).
+holds, :data:`LINE_WEIGHT`), times a recency factor (:func:`blend`). Every type is
+weighed alike: a reply says in words what its calls showed ("All 8 endpoint tests pass",
+"17 files touch it"), which is what a question is often after (a reply ranked below the
+calls at equal relevance, ×0.7, lost 18 hits over seven question sets and 8 on an eighth
+that was never read).
 Events holding more of the query's exact phrases and rare identifiers (held by at most
 :data:`TIER_MAX_EVENTS` events) come first; recency breaks ties.
 
@@ -102,9 +105,6 @@ RECENCY_WEIGHT = 0.25
 # this factor, so that the terms together, as a question puts them, count for more
 # than the same terms scattered over a long event.
 LINE_WEIGHT = 0.5
-# A reply restates what the calls it sums up hold (and is long: it shares a word with
-# most questions): below the events it speaks of, at equal relevance.
-TYPE_PRIOR = {"assistant_reply": 0.7}
 RECENCY_HALF_LIFE_DAYS = 7.0
 
 _E_COLUMNS = ", ".join("e." + name.strip() for name in EVENT_COLUMNS.split(","))
@@ -522,7 +522,6 @@ class _Search:
                 relevance += LINE_WEIGHT * max(lines.values())
             if row[2] in kinds:
                 relevance *= KIND_BOOST
-            relevance *= TYPE_PRIOR.get(str(row[2]), 1.0)
             if self.shapes and any(p.search(text) for p in self.shapes):
                 relevance *= SHAPE_BOOST
             rank = blend(relevance, newest - stamp)
