@@ -35,7 +35,9 @@ MATCH_LINES = 3
 # words find is often a heading, and its answer the line below ("Installed 4 packages",
 # then "+ flake8==7.3.0"; a traceback's last frame, then its error).
 AFTER_LINES = 2
-AFTER_HITS = 2  # of the best hits (sized, like CONTEXT_*, to keep the median under 3 KB)
+# Of the best hit only (sized, like CONTEXT_*, to keep the median under 3 KB: with replies
+# weighed as any event, the best two took the median of one set's output to 3.2 KB).
+AFTER_HITS = 1
 # A line holding the whole query as a phrase is shown before any holding its words only.
 PHRASE_LINE = 1000.0
 # A term's IDF only orders lines holding as many terms (an IDF is below 20 in a store of
@@ -497,7 +499,7 @@ def render(
     for number, block in enumerate(blocks, start=offset + 1):
         if size > MAX_OUTPUT_BYTES:
             break
-        # The best hits show up to MATCH_LINES matching lines of a value (the best two,
+        # The best hits show up to MATCH_LINES matching lines of a value (the best one,
         # the lines after the best of them too), the others one line.
         detail = MATCH_LINES if number - offset <= DETAILED_HITS else 1
         header, lines = block_lines(
