@@ -115,6 +115,18 @@ def build_log(middle: list[str]) -> str:
     return "\n".join(lines)
 
 
+def build_output(project: Path, command: str, middle: list[str]) -> str:
+    """The ``output`` stored of a Bash call that printed :func:`build_log` of ``middle``."""
+    claude_call(
+        project,
+        "Bash",
+        {"command": command},
+        {"stdout": build_log(middle), "stderr": "", "interrupted": False, "isImage": False},
+    )
+    (call,) = of_type(stored(project), "shell_call")
+    return str(call["output"])
+
+
 def test_error_lines_from_the_middle_of_a_long_output_are_kept(project: Path) -> None:
     middle = [
         "Attempted import error: 'db' is not exported from '@/lib/db'",
@@ -153,16 +165,10 @@ def test_a_test_runners_failures_from_the_middle_are_kept(project: Path) -> None
         "src/app.tsx(3,1): error TS6059: File 'C:/work/shared/types.ts' is not under 'rootDir' "
         "'C:/work/apps/web/src'. 'rootDir' is expected to contain all source files.",
     ]
-    claude_call(
-        project,
-        "Bash",
-        {"command": "bundle exec rspec && pnpm typecheck"},
-        {"stdout": build_log(failures), "stderr": "", "interrupted": False, "isImage": False},
-    )
-    (call,) = of_type(stored(project), "shell_call")
+    output = build_output(project, "bundle exec rspec && pnpm typecheck", failures)
     for line in failures[2:]:
-        assert line.strip() in call["output"], line
-    assert len(call["output"].split("\n…\n")[1]) <= OUTPUT_MIDDLE
+        assert line.strip() in output, line
+    assert len(output.split("\n…\n")[1]) <= OUTPUT_MIDDLE
 
 
 def test_what_came_of_a_step_in_the_middle_is_kept(project: Path) -> None:
@@ -171,15 +177,9 @@ def test_what_came_of_a_step_in_the_middle_is_kept(project: Path) -> None:
         " 15 files changed, 77 insertions(+), 533 deletions(-)",
         "dist/assets/index-vBbLPBlL.js   591.92 kB │ gzip: 181.04 kB",
     ]
-    claude_call(
-        project,
-        "Bash",
-        {"command": "git diff --stat HEAD && npm run build"},
-        {"stdout": build_log(steps), "stderr": "", "interrupted": False, "isImage": False},
-    )
-    (call,) = of_type(stored(project), "shell_call")
+    output = build_output(project, "git diff --stat HEAD && npm run build", steps)
     for line in steps:
-        assert line.strip() in call["output"], line
+        assert line.strip() in output, line
 
 
 def test_an_error_line_the_heads_cut_splits_is_kept_whole(project: Path) -> None:
