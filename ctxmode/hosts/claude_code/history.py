@@ -312,13 +312,9 @@ def read(
             said_here = _s(record.get("content")).lstrip()
             if record.get("subtype") == "local_command" and not record.get("isSidechain"):
                 # (2.0.3x on: a client command and what it printed are system records.)
-                if said_here.startswith(CLIENT_OUTPUT):
-                    printed = _client_output(record, said_here, client_command, path, at)
-                    if printed is not None:
-                        chunk.items.append(printed)
-                    client_command = None
-                elif said_here.startswith(COMMAND_TAGS):
-                    client_command = (_command_line(said_here), line_start)
+                client_command = _local_command(
+                    record, said_here, client_command, line_start, path, chunk
+                )
                 continue
             if record.get("subtype") == "compact_boundary":
                 meta = record.get("compactMetadata")
@@ -377,14 +373,11 @@ def read(
                     command = _tag(said_here, "bash-input")
                     shell_typed = (record, command, at, line_start) if command.strip() else None
                 continue
+            client_command = _local_command(
+                record, said_here, client_command, line_start, path, chunk
+            )
             if said_here.startswith(CLIENT_OUTPUT):
-                printed = _client_output(record, said_here, client_command, path, at)
-                if printed is not None:
-                    chunk.items.append(printed)
-                client_command = None
                 continue
-            if said_here.startswith(COMMAND_TAGS):
-                client_command = (_command_line(said_here), line_start)
             text = _prompt_text(record, content)
             if text:
                 ended = reply or last_said
@@ -577,11 +570,33 @@ def _user_shell_call(typed: tuple[dict[str, Any], str, str, int], printed: str, 
     return Call(inp, at)
 
 
+def _local_command(
+    record: dict[str, Any],
+    text: str,
+    typed: tuple[str, int] | None,
+    line_start: int,
+    path: str,
+    chunk: Chunk,
+) -> tuple[str, int] | None:
+    """A turn of the client's own commands (``text``, a user turn's or a ``local_command``
+    system record's): what a command printed is added to ``chunk`` (the command ``typed``
+    before it, if any); the client command still waiting for its output after this turn
+    is returned (this one's, when the turn is a command as typed)."""
+    if text.startswith(CLIENT_OUTPUT):
+        printed = _client_output(record, text, typed, path, _s(record.get("timestamp")))
+        if printed is not None:
+            chunk.items.append(printed)
+        return None
+    if text.startswith(COMMAND_TAGS):
+        return _command_line(text), line_start
+    return typed
+
+
 def _client_output(
     record: dict[str, Any], text: str, typed: tuple[str, int] | None, path: str, at: str
 ) -> Call | None:
     """What a client command printed (``text``: ``<local-command-stdout>`` or ``-stderr``),
-    as the neutral input of :data:`ctxmode.history.CLIENT_OUTPUT` (no hook has one);
+    as the neutral input of :data:`ctxmode.history.CLIENT_OUTPUT_EVENT` (no hook has one);
     None when it printed nothing."""
     printed = "\n".join(
         part for part in (_plain(_tag(text, tag[1:-1])) for tag in CLIENT_OUTPUT) if part.strip()
