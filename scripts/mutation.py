@@ -115,6 +115,21 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
         ),  # in store/query.py and store/search.py: the query's terms, stand-ins, folding
         ("tests/test_search_ranking.py", "tests/test_cli_search.py"),
     ),
+    "history": (
+        "ctxmode/hosts/claude_code/history.py",
+        (
+            "read",
+            "head_cwd",
+            "_local_command",
+            "_client_output",
+            "_user_shell_call",
+            "_command_line",
+            "_starts",
+            "_plain",
+            "kept_notes",
+        ),  # what a transcript is read as: the person's ! commands, the client's outputs, notes
+        ("tests/test_user_commands.py", "tests/test_turn_notes.py", "tests/test_import.py"),
+    ),
     "identity": (
         "ctxmode/paths.py",
         ("identify", "identify_dir", "_linked", "_repository", "_core_config", "head_branch"),

@@ -278,3 +278,24 @@ def test_a_command_run_during_a_turn_is_not_its_prompt(tmp_path: Path) -> None:
         "Running the unit tests first.",
         "Unit tests pass; the integration suite next.",
     ]
+
+
+def test_a_client_command_that_printed_nothing_holds_nothing_back(tmp_path: Path) -> None:
+    """A command that printed nothing (``/clear``) waits for no output once another turn
+    came: the offset moves past it, and an output later on is no output of it."""
+    cwd = str(tmp_path)
+    path = write(
+        tmp_path,
+        [
+            command(0, "/clear", cwd),
+            record("user", "rename the module", 1, cwd),
+            say(2, "Renamed.", cwd, ends=True),
+            local(3, "<local-command-stderr>Error: Bash command failed for pattern "
+                     "\"!./setup.sh\": line 3: unbound variable</local-command-stderr>", cwd),
+        ],
+    )  # fmt: skip
+    data = path.read_bytes()
+    chunk = history.read(data, path=str(path))
+    assert chunk.offset == len(data)
+    (printed,) = [c.inp for c in chunk.items if c.inp.event == history.CLIENT_OUTPUT_EVENT]
+    assert printed.tool_input == {"command": ""}
