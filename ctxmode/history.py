@@ -26,8 +26,8 @@ HEAD_LIMIT = 32 * 1024 * 1024
 def head_records(path: str, markers: tuple[bytes, ...], limit: int = HEAD_LIMIT) -> Iterator[Any]:
     """The records of the JSONL file at ``path`` from its start, in order, parsed: those
     whose line holds one of ``markers`` (bytes the wanted records must contain), within
-    the file's first ``limit`` bytes; lines that are no JSON left out. None when the file
-    cannot be read. Line by line, however long a line is."""
+    the file's first ``limit`` bytes; lines that are no JSON left out. Nothing when the
+    file cannot be read. Line by line, however long a line is."""
     import orjson
 
     try:

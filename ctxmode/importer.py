@@ -302,7 +302,8 @@ def run(
             os.path.join(item.project, IGNORE_FILE)
         )
         if not item.store or ignored:
-            totals.unplaced += not item.store
+            if not item.store:
+                totals.unplaced += 1
             if on_file is not None:
                 on_file(item)
             continue

@@ -8,11 +8,12 @@ there (``ctxmode.history.CLIENT_OUTPUT_EVENT``): "the GitHub app would not insta
 API key is required" is asked about later like any command's output.
 
 Masked (the input is masked whole before this runs) and bounded: the output's head and
-tail.
+tail, as much as a shell call keeps (extract.bash).
 """
 
 from __future__ import annotations
 
+from ctxmode.extract.bash import OUTPUT_HEAD, OUTPUT_TAIL
 from ctxmode.extract.common import clip, masked_excerpt, one_line, s
 
 TYPE_CHECKING = False
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
     from ctxmode.payload import HookInput
 
 COMMAND_CHARS = 200
-OUTPUT_HEAD = 320
-OUTPUT_TAIL = 320
 # What a client prints for nothing to say.
 _NOTHING = frozenset({"", "(no content)"})
 

@@ -34,7 +34,7 @@ in the event, against the event's length; plus the weight of the terms its best 
 holds, :data:`LINE_WEIGHT`), times a recency factor (:func:`blend`). Every type is
 weighed alike: a reply says in words what its calls showed ("All 8 endpoint tests pass",
 "17 files touch it"), which is what a question is often after (a reply ranked below the
-calls at equal relevance, ×0.7, lost 18 hits over seven question sets and 8 on an eighth
+calls at equal relevance, ×0.7, lost 18 hits over seven question sets and 7 on an eighth
 that was never read).
 Events holding more of the query's exact phrases and rare identifiers (held by at most
 :data:`TIER_MAX_EVENTS` events) come first; recency breaks ties.
