@@ -157,7 +157,14 @@ TYPES: dict[str, tuple[str, int, str]] = {
         "{kind: cron|wakeup|monitor|workflow|agent|goal, id, [what], [schedule], [command], "
         "[status], ...}",
     ),
-    "job_end": ("task", HIGH, "{[kind], id, status: deleted|stopped|complete}"),
+    # [what], [result]: the client's notification that background work ended (the
+    # summary line; an agent's report).
+    "job_end": (
+        "task",
+        HIGH,
+        "{[kind], id, status: deleted|stopped|complete|completed|failed|killed, [what], "
+        "[result]}",
+    ),
     "plan_enter": ("plan", NORMAL, "{}"),
     "plan_exit": ("plan", CRITICAL, "{plan, [path]}  (the approved plan, trimmed)"),
     # prompt / decision / role / intent

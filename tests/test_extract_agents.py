@@ -42,7 +42,16 @@ FIXTURE_CASES = [
     (
         "more/PostToolUse.mcp__mockdir__lookup.secret_arg.json",
         [
-            ("mcp_call", {"server": "mockdir", "tool": "lookup", "args": ["query", "api_key"]}),
+            (
+                "mcp_call",
+                {
+                    "server": "mockdir",
+                    "tool": "lookup",
+                    "args": ["query", "api_key"],
+                    # What it returned (an agent asks later "who owns billing-service?").
+                    "output": "lookup result for billing-service: owner=alice, region=eu-west-1",
+                },
+            ),
             # What it was asked to look up (a query, like a web search's), never its key.
             ("web_search", {"query": "billing-service", "via": "mockdir lookup"}),
         ],
@@ -107,8 +116,44 @@ def test_mcp_argument_values_never_stored_but_a_query() -> None:
         "3 rows",
     )
     assert other == [
-        ("mcp_call", {"server": "db", "tool": "run", "args": ["sql", "database", "token"]})
+        (
+            "mcp_call",
+            {
+                "server": "db",
+                "tool": "run",
+                "args": ["sql", "database", "token"],
+                "output": "3 rows",
+            },
+        )
     ]
+
+
+def test_mcp_output_is_masked_and_bounded() -> None:
+    """What an MCP tool returned is kept as a command's output is: head, tail and the lines
+    from between that look like an error, masked before anything is cut, bounded."""
+    key = "ghp_" + "R7tq2Lm9Xv4Kp8Ws3Zn6Bc1Df5Gh0Jk2Lm4N"
+    rows = "\n".join(f"row {i}: value {i * 7}" for i in range(200))
+    text = (
+        f'connected with {key}\n{rows}\nERROR relation "audit_log" does not exist\n'
+        f"{rows}\ndone: 401 rows"
+    )
+    [(kind, data)] = extracted(
+        "mcp__db__query", {"sql": "select 1"}, [{"type": "text", "text": text}]
+    )
+    assert kind == "mcp_call"
+    output = data["output"]
+    assert key not in output and "[REDACTED" in output  # masked, the head that held it kept
+    assert 'ERROR relation "audit_log" does not exist' in output  # from the middle
+    assert output.rstrip().endswith("done: 401 rows")
+    assert len(output) <= 1400
+
+
+def test_mcp_output_of_a_json_answer() -> None:
+    """A string answer that is JSON without a text field is kept as the text it is."""
+    [(_, data)] = extracted(
+        "mcp__svc__init", {}, '{"ok": true, "code": "INIT_500", "detail": "no anchor"}'
+    )
+    assert "INIT_500" in data["output"] and "no anchor" in data["output"]
 
 
 LONG_RESULT = "Found three call sites.\n\n" + "Details follow. " * 100
@@ -213,6 +258,7 @@ OLDER_CASES = [
                     "server": "github",
                     "tool": "create_issue",
                     "args": ["owner", "repo", "title", "body"],
+                    "output": '{"number": 5}',  # which issue it made
                 },
             ),
             (

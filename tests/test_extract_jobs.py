@@ -321,3 +321,126 @@ def test_a_recorded_codex_goal_is_open_work_in_the_snapshot() -> None:
     ]
     snap = build_snapshot(events, session_id="s", compact_seq=1)
     assert f'<job kind="goal" id="goal" status="active">{objective}</job>' in snap, snap
+
+
+def _prompts(lines: list[str]) -> list[Any]:
+    """The UserPromptSubmit payloads of the recorded session, as the hook gets them."""
+    out = []
+    for line in lines:
+        record = json.loads(line)
+        if record["event"] == "UserPromptSubmit":
+            inp = payload.from_dict(record["payload"], record["event"])
+            inp.project_dir = "/home/dev/proj"
+            out.append(inp)
+    return out
+
+
+def test_a_task_notification_ends_the_work_it_names() -> None:
+    """The prompt the client submits when background work ends (recorded): a job_end with
+    the client's summary line and the agent's report, and no user request."""
+    prompts = _prompts(STREAM.read_text().splitlines())
+    notices = [inp for inp in prompts if inp.prompt.startswith("<task-notification>")]
+    assert len(notices) >= 2 and len(notices) < len(prompts)
+    notified = [e for inp in notices for e in extract(inp)]
+    ends = [json.loads(e.data) for e in notified if e.type == "job_end"]
+    assert {e.type for e in notified} == {"job_end"}  # not a prompt, an intent, a URL
+    agent = next(d for d in ends if d["what"] == 'Agent "Audit dependencies" finished')
+    assert agent["status"] == "completed"
+    assert agent["result"] == "Subagent report: nothing unusual found."
+    assert agent["id"] == "adf1b1bda5b5ccacf"
+    workflow = next(d for d in ends if "Check the build" in d["what"])
+    assert workflow["id"] == "wwdmxsics" and "result" not in workflow
+
+
+def test_the_snapshot_no_longer_lists_work_that_ended() -> None:
+    """Replayed with its prompts, the session's workflow and background agent ended (the
+    client said so): neither is open work in the snapshot any more."""
+    events = []
+    for line in STREAM.read_text().splitlines():
+        record = json.loads(line)
+        if record["event"] in ("PostToolUse", "UserPromptSubmit"):
+            inp = payload.from_dict(record["payload"], record["event"])
+            inp.project_dir = "/home/dev/proj"
+            events.extend(extract(inp))
+    snap = build_snapshot(events, session_id="s", compact_seq=1)
+    assert "check-build: Check the build" not in snap, snap
+    assert '<job kind="agent"' not in snap, snap
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # 2.1.x: a background command failed.
+        (
+            "<task-notification>\n<task-id>bfclp7jpk</task-id>\n<tool-use-id>toolu_01</tool-use-id>\n"
+            "<output-file>C:\\Temp\\claude\\tasks\\bfclp7jpk.output</output-file>\n"
+            '<status>failed</status>\n<summary>Background command "Run setup script directly" '
+            "failed with exit code 58</summary>\n</task-notification>",
+            {
+                "id": "bfclp7jpk",
+                "status": "failed",
+                "what": 'Background command "Run setup script directly" failed with exit code 58',
+            },
+        ),
+        # 2.0.x: the older tag, a shell's id.
+        (
+            "<bash-notification>\n<shell-id>b6fe28a</shell-id>\n<output-file>/tmp/claude/tasks/"
+            "b6fe28a.output</output-file>\n<status>failed</status>\n<summary>Background command "
+            '"Start Hugo development server" failed with exit code 137.</summary>\n'
+            "Read the output file to retrieve the output.\n</bash-notification>",
+            {
+                "id": "b6fe28a",
+                "status": "failed",
+                "what": 'Background command "Start Hugo development server" failed with exit '
+                "code 137.",
+            },
+        ),
+        # A monitor's event ends nothing.
+        (
+            "<task-notification>\n<task-id>bq1rxrg79</task-id>\n<summary>Monitor event: "
+            '"harness status"</summary>\n<event>[Monitor timed out]</event>\n'
+            "</task-notification>",
+            None,
+        ),
+    ],
+)
+def test_task_notification_shapes(text: str, expected: dict[str, Any] | None) -> None:
+    got = extracted_prompt(text)
+    assert got == ([("job_end", expected)] if expected else [])
+
+
+def extracted_prompt(text: str) -> list[tuple[str, dict[str, Any]]]:
+    inp = payload.from_dict(
+        {"session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "prompt": text},
+        "UserPromptSubmit",
+    )
+    inp.project_dir = "/p"
+    return [(e.type, json.loads(e.data)) for e in extract(inp)]
+
+
+def test_an_agent_report_is_masked_and_bounded() -> None:
+    """An agent's report is kept as a command's output: masked whole before it is cut,
+    its head and tail and the error line from between."""
+    key = (
+        "sk-ant-api03-"
+        + "Zq8Xw2Lp5Nv7Bc3Df9Gh1Jk4Mn6Rt0Yu2Ws8Ea5Qo3Ti7Pl1Kx9Cv4Bn6Mz2Ds5Fg8Hj0Lk3A-"
+        + "x" * 8
+        + "AA"
+    )
+    middle = "\n".join(f"checked module {i}: fine" for i in range(150))
+    report = (
+        f"Set ANTHROPIC_API_KEY={key} for the run.\n{middle}\n"
+        "ERROR: tests/test_auth.py::test_refresh failed: token expired\n"
+        f"{middle}\nDone: 1 failure, 299 passed."
+    )
+    text = (
+        "<task-notification>\n<task-id>a5e2</task-id>\n<status>completed</status>\n"
+        f'<summary>Agent "Audit auth" completed</summary>\n<result>{report}</result>\n'
+        "</task-notification>"
+    )
+    [(kind, data)] = extracted_prompt(text)
+    assert kind == "job_end"
+    assert key not in json.dumps(data) and "[REDACTED" in data["result"]
+    assert "ERROR: tests/test_auth.py::test_refresh failed: token expired" in data["result"]
+    assert data["result"].endswith("Done: 1 failure, 299 passed.")
+    assert len(data["result"]) <= 1100

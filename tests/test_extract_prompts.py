@@ -357,11 +357,26 @@ def test_nothing_left_means_no_events(prompt: Any) -> None:
 
 
 def test_long_prompt_trimmed_within_budget() -> None:
-    text = "Please implement the exporter. " + "word " * 2000
+    text = "Please implement the exporter. " + "word " * 2000 + "Then run the tests."
     [(kind, data), (kind2, data2)] = run_prompt(text)
     assert (kind, kind2, data2) == ("user_prompt", "intent", {"intent": "implement"})
     assert data["text"].startswith("Please implement the exporter. word word")
-    assert data["text"].endswith("…") and len(data["text"]) <= 1000
+    assert "…" in data["text"] and len(data["text"]) <= 1100
+    assert data["text"].endswith("Then run the tests.")  # the ask after a paste
+
+
+def test_long_prompt_keeps_the_pasted_error_from_its_middle() -> None:
+    """A pasted log: its head, its tail (the question), and from between the line that
+    reads as an error; the rest of the middle is left out."""
+    log = "\n".join(f"INFO request {i} served in {i % 9} ms" for i in range(120))
+    error = "OSError: org/model-awq is not a local folder and is not a valid model identifier"
+    text = f"look at the server log:\n{log}\n{error}\n{log}\nwhy does the client fail?"
+    [(kind, data), *_] = run_prompt(text)
+    assert kind == "user_prompt"
+    assert data["text"].startswith("look at the server log:")
+    assert error in data["text"]
+    assert data["text"].endswith("why does the client fail?")
+    assert "INFO request 60 served" not in data["text"]
 
 
 def test_secrets_in_prompts_are_masked() -> None:
@@ -401,4 +416,5 @@ def test_prompts_written_by_the_client_are_not_user_requests(prompt: str) -> Non
         {"session_id": "s", "cwd": "/p", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
     )
     inp.project_dir = "/p"
-    assert extract(inp) == []
+    # (A notification is the end of the background work it names: extract.ongoing.)
+    assert [e.type for e in extract(inp)] in ([], ["job_end"])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ctxmode import events, fastjson, redact
 from ctxmode.events import SessionEvent
-from ctxmode.extract.common import BUDGETS, DATA_BUDGET, fit
+from ctxmode.extract.common import BUDGETS, DATA_BUDGET, fit, is_output_file
 from ctxmode.payload import HookInput
 
 TYPE_CHECKING = False
@@ -67,6 +67,9 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 
 PROMPT_JOBS = (("prompts", "user_prompt"), ("prompts", "signals"), ("prompts", "urls"))
+# A prompt the client submits when background work ends (extract.ongoing.NOTIFICATION_TAGS,
+# not imported: a prompt's hook loads no module it does not need).
+NOTIFICATION_TAGS = ("<task-notification>", "<bash-notification>")
 MAX_DEPTH = 20
 
 
@@ -130,6 +133,8 @@ def jobs(inp: HookInput) -> list[Job]:
     if inp.event == "PostToolUseFailure":
         return [_job("errors", "tool_failure")]
     if inp.event == "UserPromptSubmit":
+        if (inp.prompt or "").lstrip().startswith(NOTIFICATION_TAGS):
+            return [_job("ongoing", "notification")]  # the client's turn, not the user's
         return [_job(m, f) for m, f in PROMPT_JOBS]
     if inp.event == "Stop":
         return [_job("replies", "assistant_reply")]
@@ -153,8 +158,7 @@ CONTENT_FIELDS = (
 )
 # Text no extractor reads is dropped, not masked (nothing of it is stored, and a 200 KB
 # file then costs nothing): the file tools' contents, the results of searches and
-# fetches (their extractors read the pattern, the URL and the counts), and the whole
-# response of an MCP tool (only its argument names are recorded). Diff lines keep only
+# fetches (their extractors read the pattern, the URL and the counts). Diff lines keep only
 # their +/- mark, which is all that the edit summary counts.
 BULK_KINDS = frozenset(
     {"file.read", "file.write", "file.edit", "notebook.edit", "file.grep", "file.glob",
@@ -209,9 +213,7 @@ def masked(inp: HookInput, extra: Iterable[Any] = (), memory: Any = None) -> Hoo
         return inp
     raw = dict(inp.raw)
     kind = kind_of(inp)
-    bulk = kind in BULK_KINDS
-    if kind == "mcp" and "tool_response" in raw:
-        raw["tool_response"] = None
+    bulk = kind in BULK_KINDS and not _reads_output(kind, raw)
     extras = tuple(extra)
     # Two passes: every string masked whole, noting each value masked; then each such
     # value masked wherever else the payload repeats it (redact.mask_repeats).
@@ -248,6 +250,18 @@ def masked(inp: HookInput, extra: Iterable[Any] = (), memory: Any = None) -> Hoo
     out.shell_keeps_cwd = inp.shell_keeps_cwd
     out.prompt_claims_compact = inp.prompt_claims_compact
     return out
+
+
+def _reads_output(kind: str, raw: dict[str, Any]) -> bool:
+    """Whether the call reads a log or a captured output (common.is_output_file): what
+    it returned is kept like a command's output, masked over the same bounds."""
+    if kind != "file.read":
+        return False
+    tool_input = raw.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return False
+    path = tool_input.get("file_path", tool_input.get("path"))
+    return isinstance(path, str) and is_output_file(path)
 
 
 def _generated(raw: dict[str, Any]) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxmode import redact
-from ctxmode.extract.common import as_dict, block_text, clip, one_line, s, trim
+from ctxmode.extract.common import as_dict, block_text, clip, masked_excerpt, one_line, s, trim
 from ctxmode.extract.files import result_excerpt
 
 TYPE_CHECKING = False
@@ -82,20 +82,43 @@ def split_mcp(tool_name: str) -> tuple[str, str]:
 
 
 def mcp(inp: HookInput) -> list[Draft]:
-    """``mcp__server__tool`` → ``mcp_call {server, tool, args}``: argument names, never
-    values; and what a sending tool sent (:func:`mcp_message`)."""
+    """``mcp__server__tool`` → ``mcp_call {server, tool, args, [output]}``: argument
+    names, never values; the excerpt of what it returned (:func:`mcp_output`); and what
+    a sending tool sent (:func:`mcp_message`)."""
     server, tool = split_mcp(inp.tool_name)
     if not server:
         return []
     args = [trim(str(name), 60) for name in list(inp.tool_input)[:MAX_ARGS]]
-    drafts: list[Draft] = [
-        ("mcp_call", {"server": trim(server, 80), "tool": trim(tool, 120), "args": args})
-    ]
+    data: dict[str, object] = {"server": trim(server, 80), "tool": trim(tool, 120), "args": args}
+    returned = mcp_output(inp.tool_response)
+    if returned:
+        data["output"] = returned
+    drafts: list[Draft] = [("mcp_call", data)]
     sent = mcp_message(server, tool, inp.tool_input)
     if sent:
         drafts.append(("message_sent", sent))
     drafts.extend(mcp_lookups(server, tool, inp.tool_input))
     return drafts
+
+
+# What an MCP tool returned is kept as a command's output is (extract.bash): its head and
+# tail, and the lines from between that look like an error or say what was done; a bit
+# less of the middle, as a tool's answer is more often data (a page, rows) than a log.
+MCP_OUTPUT_HEAD = 320
+MCP_OUTPUT_TAIL = 320
+MCP_OUTPUT_MIDDLE = 320
+_MCP_TEXT_CHARS = 64 * 1024  # what the choke point kept of it is less
+
+
+def mcp_output(response: object) -> str:
+    """The excerpt of an MCP tool's result (content blocks, a string, or an object that
+    holds them), masked with the payload and again as it is cut (common.masked_excerpt)."""
+    text = block_text(response, _MCP_TEXT_CHARS)
+    if not text.strip() and isinstance(response, str):
+        text = response  # a JSON answer block_text finds no text field in
+    if not text.strip():
+        return ""
+    return masked_excerpt(text, MCP_OUTPUT_HEAD, MCP_OUTPUT_TAIL, MCP_OUTPUT_MIDDLE)
 
 
 # What an MCP tool was asked to look up (a search engine's query, a page's URL): kept

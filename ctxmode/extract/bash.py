@@ -182,15 +182,28 @@ _KEY_TRIM = "\"'`()[]{};|&<>$,!"
 MAX_KEYS = 8
 
 
+# Words after which a new command starts: its first word is a program, not a key.
+_KEY_SEPARATORS = frozenset({"&&", "||", "|", ";", "&", "|&", "then", "do", "else", "xargs"})
+
+
 def command_keys(command: str) -> tuple[str, ...]:
     """The words of a command line its output's lines may hold (what a ``grep``, a
     ``cat`` or a lookup was after: a name, a path, a pattern): each word of four
-    characters or more but the first (the program), an option or a shell word."""
+    characters or more but a program (the first word of each command of the line: in
+    ``cd app && pnpm typecheck`` the output names ``pnpm`` on every line it prints, and
+    the failure on one), an option or a shell word."""
     keys: list[str] = []
-    for word in command.split()[1:]:
-        word = word.strip(_KEY_TRIM)
+    program_next = True
+    for raw in command.split():
+        is_program = program_next
+        program_next = raw in _KEY_SEPARATORS or raw.endswith(";")
+        if is_program and "=" in raw and not raw.startswith("="):
+            program_next = True  # `NODE_ENV=test npm test`: the program comes after
+            continue
+        word = raw.strip(_KEY_TRIM)
         if (
-            len(word) >= 4
+            not is_program
+            and len(word) >= 4
             and not word.startswith("-")
             and word.lower() not in _KEY_SKIP
             and any(c.isalpha() for c in word)

@@ -28,6 +28,12 @@ BUDGETS = {
     "message_sent": 2400,
     "subagent": 1400,
     "assistant_reply": 2800,
+    # A long prompt's head, tail and standout lines (extract.prompts); a log's excerpt
+    # as of a command's output (extract.files.output_read) with its path.
+    "user_prompt": 1600,
+    "file_read": 2000,
+    "mcp_call": 2000,  # names, and the excerpt of what the tool returned
+    "job_end": 1600,  # a background agent's report (extract.ongoing.notification)
 }
 
 ELLIPSIS = "…"
@@ -135,7 +141,11 @@ STANDOUT_MARKERS = (
     "error", "fail", "warn", "\u26a0", "\u2717", "\u2718", "\u2716", "denied", "refused",
     "not found", "cannot", "can't", "unable", "invalid", "exception", "fatal", "panic",
     "does not exist", "already exists", "in use", "deprecated", "traceback", "no such",
-    "undefined", "missing", "unexpected",
+    "undefined", "missing", "unexpected", "timed out", "killed", "locked", "exit code",
+    # Error codes without the word "error": Node's and npm's (ERR_…, npm ERR!) and the
+    # POSIX errno names a tool prints for a failed system call.
+    "err_", "err!", "enoent", "eacces", "eperm", "ebusy", "eexist", "enospc", "emfile",
+    "eaddrinuse", "econnrefused", "econnreset", "etimedout", "enotfound", "eresolve",
     "passed", "files changed", " kb", "installed", "total",
 )  # fmt: skip
 STANDOUT_LINE = 200  # a kept line's characters at most
@@ -339,6 +349,18 @@ RULE_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"})
 RULE_DIRS = frozenset({"rules", "commands", "agents"})
 # Under ``.claude/``: transcripts and memory of other projects, never rules of this one.
 NOT_RULE_DIRS = frozenset({"projects"})
+
+
+# A file a program wrote its output to (a log, a background task's output, a captured
+# stream): reading one is reading what a command printed, kept like a command's output.
+OUTPUT_SUFFIXES = (".log", ".output", ".out", ".err", ".stderr", ".stdout")
+
+
+def is_output_file(path: str) -> bool:
+    """Whether ``path`` names a log or a captured output (``server.log``, ``app.log.1``,
+    a client's ``tasks/<id>.output``), by its name alone."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name.endswith(OUTPUT_SUFFIXES) or ".log." in name
 
 
 def is_rule_file(path: str) -> bool:

@@ -14,7 +14,9 @@ from ctxmode.extract.common import (
     as_int,
     clip,
     id_str,
+    is_output_file,
     is_rule_file,
+    masked_excerpt,
     output_excerpt,
     rel_path,
     s,
@@ -81,10 +83,28 @@ def read(inp: HookInput) -> list[Draft]:
         value = as_int(inp.tool_input.get(key))
         if value is not None:
             data[key] = value
-    returned = result_excerpt(inp, "content")
+    if is_output_file(path):
+        returned = output_read(inp)
+    else:
+        returned = result_excerpt(inp, "content")
     if returned:
         data["excerpt"] = returned
     return _with_rule([("file_read", data)], path, "rule_read")
+
+
+def output_read(inp: HookInput) -> str:
+    """The excerpt of a log or a captured output a read returned, as of a command's output
+    (extract.bash's bounds: head, tail, and the lines from between that look like an
+    error or say what was done): the choke point kept it whole, masked, for this."""
+    from ctxmode.extract.bash import OUTPUT_HEAD, OUTPUT_MIDDLE, OUTPUT_TAIL
+
+    response = inp.tool_response
+    text = response if isinstance(response, str) else ""
+    for source in (as_dict(response), as_dict(as_dict(response).get("file"))):
+        value = source.get("content")
+        if not text and isinstance(value, str):
+            text = value
+    return masked_excerpt(unnumbered(text), OUTPUT_HEAD, OUTPUT_TAIL, OUTPUT_MIDDLE)
 
 
 def unnumbered(text: str) -> str:

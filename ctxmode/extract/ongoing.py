@@ -210,3 +210,54 @@ def findings(inp: HookInput) -> list[Draft]:
             data["line"] = line
         out.append(("finding", data))
     return out
+
+
+# -- what the client tells the model when background work ends ------------------------
+
+# Claude Code writes a user turn when a background command or agent ends (2.1.3xx fires
+# UserPromptSubmit with it; older clients only write it to the transcript, read back by
+# ``ctxmode import``): ``<task-notification>`` (``<bash-notification>`` in some 2.0.x)
+# with the task's id, its status, a summary line ("Background command "Run the tests"
+# failed with exit code 1", "Agent "Review auth" completed") and an agent's report.
+NOTIFICATION_TAGS = ("<task-notification>", "<bash-notification>")
+SUMMARY_CHARS = 300
+# A background agent's report is its only answer (its Agent call returned at once): kept
+# as a command's output is, head and tail and the lines between that look like an error.
+RESULT_HEAD = 320
+RESULT_TAIL = 320
+RESULT_MIDDLE = 320
+
+
+def is_notification(text: str) -> bool:
+    return text.lstrip().startswith(NOTIFICATION_TAGS)
+
+
+def notification(inp: HookInput) -> list[Draft]:
+    """A task notification → ``job_end {id, status, [what], [result]}``: the background
+    work it names ended (completed, failed, killed), what the client said of it, and
+    what an agent reported. A notification without a status (a monitor's event) ends
+    nothing: none."""
+    from ctxmode.extract.common import masked_excerpt
+
+    text = s(inp.prompt)
+    if not is_notification(text):
+        return []
+    job = _tag(text, "task-id") or _tag(text, "shell-id")
+    status = one_line(_tag(text, "status"))
+    if not job.strip() or not status:
+        return []
+    data: dict[str, object] = {"id": clip(job.strip(), 80), "status": clip(status, 40)}
+    summary = one_line(_tag(text, "summary"))
+    if summary:
+        data["what"] = clip(summary, SUMMARY_CHARS)
+    result = _tag(text, "result").strip()
+    if result:
+        data["result"] = masked_excerpt(result, RESULT_HEAD, RESULT_TAIL, RESULT_MIDDLE)
+    return [("job_end", data)]
+
+
+def _tag(text: str, tag: str) -> str:
+    """The text inside the first ``<tag>…</tag>`` of ``text``, ``""`` when there is none."""
+    start = text.find(f"<{tag}>")
+    end = text.find(f"</{tag}>", start + 1)
+    return text[start + len(tag) + 2 : end] if 0 <= start < end else ""

@@ -27,7 +27,7 @@ the matcher itself is about 150 lines.
 from __future__ import annotations
 
 from ctxmode import redact
-from ctxmode.extract.common import clip
+from ctxmode.extract.common import clip, masked_excerpt
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,7 +37,12 @@ if TYPE_CHECKING:
     from ctxmode.extract.common import Draft
     from ctxmode.payload import HookInput
 
-PROMPT_CHARS = 1000
+# A prompt is kept whole up to about a thousand characters; of a longer one (a pasted log,
+# a spec, an error with the question after it) its head, its tail (where the ask after a
+# paste usually is) and, from between, the lines that look like an error or a warning.
+PROMPT_HEAD = 700
+PROMPT_TAIL = 300
+PROMPT_MIDDLE = 400
 SENTENCE_CHARS = 300
 MAX_DECISIONS = 3
 MAX_ROLES = 2
@@ -626,7 +631,9 @@ def user_prompt(inp: HookInput) -> list[Draft]:
     text = clean(inp.prompt)
     if not text:
         return []
-    return [("user_prompt", {"text": clip(text, PROMPT_CHARS)})]
+    return [
+        ("user_prompt", {"text": masked_excerpt(text, PROMPT_HEAD, PROMPT_TAIL, PROMPT_MIDDLE)})
+    ]
 
 
 def signals(inp: HookInput) -> list[Draft]:

@@ -69,6 +69,8 @@ USER_SHELL_OUTPUT = ("<bash-stdout>", "<bash-stderr>")
 # install, a skill's ``!`` line that failed): a user turn after the command's.
 CLIENT_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
 COMMAND_TAGS = ("<command-name>", "<command-message>")
+# The client's word that a background command or agent ended (extract.ongoing).
+NOTIFICATIONS = ("<task-notification>", "<bash-notification>")
 USER_SHELL_NOTE = "run by the user at the prompt (! bash mode)"
 # An assistant message's stop_reason when the turn ends with it (the API's; "tool_use"
 # when a tool call follows; none in the records of clients before ~2.1).
@@ -377,6 +379,13 @@ def read(
                 record, said_here, client_command, line_start, path, chunk
             )
             if said_here.startswith(CLIENT_OUTPUT):
+                continue
+            if said_here.startswith(NOTIFICATIONS):
+                # Background work ended: the prompt the client submits for it (2.1.3xx
+                # fires UserPromptSubmit with it), which ends nothing of the turn.
+                chunk.items.append(
+                    Call(_input(record, "UserPromptSubmit", {"prompt": said_here}, path), at)
+                )
                 continue
             text = _prompt_text(record, content)
             if text:
