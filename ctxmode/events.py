@@ -162,8 +162,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     "job_end": (
         "task",
         HIGH,
-        "{[kind], id, status: deleted|stopped|complete|completed|failed|killed, [what], "
-        "[result]}",
+        "{[kind], id, status: deleted|stopped|complete|completed|failed|killed, [what], [result]}",
     ),
     "plan_enter": ("plan", NORMAL, "{}"),
     "plan_exit": ("plan", CRITICAL, "{plan, [path]}  (the approved plan, trimmed)"),
@@ -200,7 +199,7 @@ TYPES: dict[str, tuple[str, int, str]] = {
     ),
     # subagent / mcp / external-ref
     "subagent": ("subagent", HIGH, "{agent_type, description, [prompt], [summary], [to]}"),
-    "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names]}"),
+    "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names], [output]}"),
     # [via]: an MCP tool's ("server tool"), not the client's own web tool.
     "web_fetch": ("external-ref", LOW, "{url, [prompt], [via], [excerpt]}"),
     "web_search": ("external-ref", LOW, "{query, [via]}"),

@@ -587,7 +587,16 @@ def _carriers(b: Builder, family: str, texts: list[str]) -> Call:
     if family == "prose":
         return b.prompt(" ".join(t if t.endswith((".", ",")) else t + "." for t in texts))
     # "any": a token can turn up anywhere.
-    choice = g.rng.randrange(12)
+    choice = g.rng.randrange(14)
+    if choice == 12:  # a log read: kept like a command's output, its middle's error lines
+        filler = "\n".join(f"GET /api/{w}?page={n} 200" for n in range(60))
+        return b.read(f"logs/{w}.log", f"{filler}\nerror: auth failed for {joined}\n{filler}")
+    if choice == 13:  # a background agent's report, in the client's notice that it ended
+        return b.prompt(
+            f"<task-notification>\n<task-id>a{w}</task-id>\n<status>completed</status>\n"
+            f'<summary>Agent "Audit {w}" completed</summary>\n<result>Found these:\n{joined}\n'
+            "</result>\n</task-notification>"
+        )
     if choice == 0:
         return b.bash(f"echo {texts[0]}", stdout=joined)
     if choice == 1:

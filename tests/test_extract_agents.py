@@ -128,6 +128,29 @@ def test_mcp_argument_values_never_stored_but_a_query() -> None:
     ]
 
 
+def test_a_long_report_keeps_its_findings_masked_and_bounded() -> None:
+    """A subagent's report (the file names, counts and settings it found) is kept as an
+    excerpt: its head and tail, and the error lines from between; masked before the cut."""
+    key = "ghp_" + "R7tq2Lm9Xv4Kp8Ws3Zn6Bc1Df5Gh0Jk2Lm4N"
+    findings = "\n".join(f"- src/module_{i}.py: {i * 3} call sites" for i in range(60))
+    details = "\n".join(f"  checked handler {i}: fine" for i in range(150))
+    report = (
+        f"## Findings\n{findings}\nThe deploy token {key} is hard-coded in ci.yml.\n{details}\n"
+        "ERROR: tests/test_backup.py fails on a missing `expiring_soon` field\n"
+        f"{details}\n## Summary\nFile size validation (50MB limit) is missing in upload()."
+    )
+    [(kind, data)] = extracted(
+        "Agent", {"description": "Audit uploads"}, {"content": [{"type": "text", "text": report}]}
+    )
+    assert kind == "subagent"
+    kept = data["report"]
+    assert "- src/module_20.py: 60 call sites" in kept  # from the head
+    assert "ERROR: tests/test_backup.py fails on a missing `expiring_soon` field" in kept
+    assert kept.endswith("File size validation (50MB limit) is missing in upload().")
+    assert key not in json.dumps(data)
+    assert len(kept) <= 2700 and len(data["summary"]) <= 300
+
+
 def test_mcp_output_is_masked_and_bounded() -> None:
     """What an MCP tool returned is kept as a command's output is: head, tail and the lines
     from between that look like an error, masked before anything is cut, bounded."""
@@ -241,6 +264,7 @@ OLDER_CASES = [
                     "agent_type": "general-purpose",
                     "description": "Big",
                     "summary": " ".join(LONG_RESULT.split())[:299].rstrip() + "…",
+                    "report": LONG_RESULT,  # whole: within the excerpt's bounds
                 },
             )
         ],

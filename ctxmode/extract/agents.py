@@ -16,6 +16,14 @@ PROMPT_CHARS = 800
 SUMMARY_CHARS = 300
 QUERY_CHARS = 300
 URL_CHARS = 300
+# A subagent's report is what it found, the file names, counts and settings the session
+# then works from, and the only place they are: its head and tail (the findings first, the
+# summary or what is left to do last) and the lines between that look like an error, far
+# more than the one-line ``summary`` a person reads in a listing.
+REPORT_HEAD = 1500
+REPORT_TAIL = 700
+REPORT_MIDDLE = 400
+REPORT_TEXT_CHARS = 64 * 1024  # what the choke point kept of it is less
 FETCH_HEAD = 320
 FETCH_TAIL = 320
 MAX_ARGS = 30
@@ -24,7 +32,9 @@ DEFAULT_AGENT = "general-purpose"  # what Claude Code runs when subagent_type is
 
 
 def subagent(inp: HookInput) -> list[Draft]:
-    """Agent (older: Task) → ``subagent {agent_type, description, [summary]}``."""
+    """Agent (older: Task) → ``subagent {agent_type, description, [prompt], [summary],
+    [report]}``: ``summary`` the report's head on one line, ``report`` the excerpt of a
+    longer one (:func:`report_excerpt`)."""
     response = inp.tool_response
     rdict = as_dict(response)
     agent_type = (
@@ -47,10 +57,18 @@ def subagent(inp: HookInput) -> list[Draft]:
         job["what"] = data["description"] or data["agent_type"]
         return [("subagent", data), ("job_start", job)]
     # The result is in content blocks (2.1.x), a plain string, or a JSON string of either.
-    summary = one_line(block_text(response, SUMMARY_CHARS * 4))
+    text = block_text(response, REPORT_TEXT_CHARS)
+    summary = one_line(text[: SUMMARY_CHARS * 4])
     if summary:
         data["summary"] = clip(summary, SUMMARY_CHARS)
+    if len(summary) > SUMMARY_CHARS:
+        data["report"] = report_excerpt(text)
     return [("subagent", data)]
+
+
+def report_excerpt(text: str) -> str:
+    """The excerpt of an agent's report (:data:`REPORT_HEAD`), masked before it is cut."""
+    return masked_excerpt(text, REPORT_HEAD, REPORT_TAIL, REPORT_MIDDLE)
 
 
 def send_message(inp: HookInput) -> list[Draft]:

@@ -26,14 +26,14 @@ BUDGETS = {
     "plan_exit": 1600,
     "shell_call": 2800,
     "message_sent": 2400,
-    "subagent": 1400,
+    "subagent": 4200,  # with the excerpt of its report (extract.agents.REPORT_HEAD)
     "assistant_reply": 2800,
     # A long prompt's head, tail and standout lines (extract.prompts); a log's excerpt
     # as of a command's output (extract.files.output_read) with its path.
     "user_prompt": 1600,
     "file_read": 2000,
     "mcp_call": 2000,  # names, and the excerpt of what the tool returned
-    "job_end": 1600,  # a background agent's report (extract.ongoing.notification)
+    "job_end": 3200,  # a background agent's report (extract.ongoing.notification)
 }
 
 ELLIPSIS = "…"
@@ -142,6 +142,7 @@ STANDOUT_MARKERS = (
     "not found", "cannot", "can't", "unable", "invalid", "exception", "fatal", "panic",
     "does not exist", "already exists", "in use", "deprecated", "traceback", "no such",
     "undefined", "missing", "unexpected", "timed out", "killed", "locked", "exit code",
+    "expected", "received",  # an assertion's two sides (Jest's, pytest's, a diff's)
     # Error codes without the word "error": Node's and npm's (ERR_…, npm ERR!) and the
     # POSIX errno names a tool prints for a failed system call.
     "err_", "err!", "enoent", "eacces", "eperm", "ebusy", "eexist", "enospc", "emfile",

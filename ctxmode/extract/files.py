@@ -83,10 +83,8 @@ def read(inp: HookInput) -> list[Draft]:
         value = as_int(inp.tool_input.get(key))
         if value is not None:
             data[key] = value
-    if is_output_file(path):
-        returned = output_read(inp)
-    else:
-        returned = result_excerpt(inp, "content")
+    # A log is what a command printed; a source file's head is what is asked about.
+    returned = output_read(inp) if is_output_file(path) else result_excerpt(inp, "content")
     if returned:
         data["excerpt"] = returned
     return _with_rule([("file_read", data)], path, "rule_read")

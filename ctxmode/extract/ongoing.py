@@ -221,11 +221,6 @@ def findings(inp: HookInput) -> list[Draft]:
 # failed with exit code 1", "Agent "Review auth" completed") and an agent's report.
 NOTIFICATION_TAGS = ("<task-notification>", "<bash-notification>")
 SUMMARY_CHARS = 300
-# A background agent's report is its only answer (its Agent call returned at once): kept
-# as a command's output is, head and tail and the lines between that look like an error.
-RESULT_HEAD = 320
-RESULT_TAIL = 320
-RESULT_MIDDLE = 320
 
 
 def is_notification(text: str) -> bool:
@@ -237,7 +232,7 @@ def notification(inp: HookInput) -> list[Draft]:
     work it names ended (completed, failed, killed), what the client said of it, and
     what an agent reported. A notification without a status (a monitor's event) ends
     nothing: none."""
-    from ctxmode.extract.common import masked_excerpt
+    from ctxmode.extract.agents import report_excerpt
 
     text = s(inp.prompt)
     if not is_notification(text):
@@ -252,7 +247,9 @@ def notification(inp: HookInput) -> list[Draft]:
         data["what"] = clip(summary, SUMMARY_CHARS)
     result = _tag(text, "result").strip()
     if result:
-        data["result"] = masked_excerpt(result, RESULT_HEAD, RESULT_TAIL, RESULT_MIDDLE)
+        # A background agent's report is its only answer (its Agent call returned at
+        # once): kept as a subagent's is.
+        data["result"] = report_excerpt(result)
     return [("job_end", data)]
 
 
