@@ -394,3 +394,18 @@ def test_events_are_unchanged_by_the_ranking(store: Store) -> None:
     stored = {int(e.id or 0): e for e in store.session_events("s1")}
     for hit in store.search("invoice rounding migrate", limit=50):
         assert SessionEvent.as_dict(hit) == stored[int(hit.id or 0)].as_dict()
+
+
+def test_a_latin_word_written_against_cjk_text_counts_as_a_word() -> None:
+    """Chinese and Japanese put no space between words, Korean none before a particle: a
+    Latin word written against them ("还用上次的wandb", "gemini에게") is a word of the
+    event when its text is scored, as it would be after a space. Inside a Latin word it
+    is still only part of one."""
+    from ctxmode.store.query import Term, fold
+
+    wandb, gemini, w4a8 = Term("wandb", "word"), Term("gemini", "word"), Term("w4a8", "word")
+    assert wandb.count(fold("把w4a8的4个实验也跑了，还用上次的wandb")) == 1
+    assert gemini.count(fold("gemini에게 업무 수행 요청 시작")) == 1
+    assert w4a8.count(fold("把w4a8的4个实验")) == 1
+    assert w4a8.count(fold("run_single.sh Base-0.4B mxw4a8")) == 0  # part of "mxw4a8"
+    assert wandb.count(fold("wandbx 的")) == 0

@@ -30,7 +30,7 @@ BUDGETS = {
     "assistant_reply": 2800,
     # A long prompt's head, tail and standout lines (extract.prompts); a log's excerpt
     # as of a command's output (extract.files.output_read) with its path.
-    "user_prompt": 1600,
+    "user_prompt": 2000,
     "file_read": 2000,
     "mcp_call": 2000,  # names, and the excerpt of what the tool returned
     "job_end": 3200,  # a background agent's report (extract.ongoing.notification)

@@ -37,10 +37,10 @@ if TYPE_CHECKING:
     from ctxmode.extract.common import Draft
     from ctxmode.payload import HookInput
 
-# A prompt is kept whole up to about a thousand characters; of a longer one (a pasted log,
+# A prompt is kept whole up to about 1,300 characters; of a longer one (a pasted log,
 # a spec, an error with the question after it) its head, its tail (where the ask after a
 # paste usually is) and, from between, the lines that look like an error or a warning.
-PROMPT_HEAD = 700
+PROMPT_HEAD = 1000
 PROMPT_TAIL = 300
 PROMPT_MIDDLE = 400
 SENTENCE_CHARS = 300

@@ -171,8 +171,8 @@ class Term:
             end = start + len(needle)
             if not word:
                 out.append((start, end))
-            elif start == 0 or not folded[start - 1].isalnum():
-                while end < len(folded) and folded[end].isalnum():
+            elif start == 0 or not _word_char(folded[start - 1]):
+                while end < len(folded) and _word_char(folded[end]):
                     end += 1
                 if _same_word(needle, folded[start + len(needle) : end]):
                     out.append((start, end))
@@ -200,6 +200,26 @@ def words_of(text: str) -> list[str]:
     if buf:
         out.append("".join(buf))
     return out
+
+
+def _word_char(char: str) -> bool:
+    """A character a word of a query is made of: a letter or digit of a script written
+    with spaces. A Chinese, Japanese or Korean character next to a Latin word ends it, as
+    a space would ("wandb" in "还用上次的wandb", "gemini" in "gemini에게")."""
+    return char.isalnum() and not is_unspaced(char)
+
+
+def is_unspaced(char: str) -> bool:
+    """Whether ``char`` is of a script written without spaces between words (CJK
+    ideographs, kana) or whose words take particles unspaced (Hangul)."""
+    code = ord(char)
+    return code >= 0x3040 and (
+        code <= 0x30FF  # hiragana, katakana
+        or 0x3400 <= code <= 0x9FFF  # CJK ideographs (with extension A)
+        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
+        or 0xF900 <= code <= 0xFAFF  # CJK compatibility ideographs
+        or 0x20000 <= code <= 0x3FFFF  # CJK extensions B and on
+    )
 
 
 _OPENERS = "([{<\"'`“‘«"
