@@ -153,7 +153,8 @@ def test_masked_masks_every_string_of_the_content_once() -> None:
     text = json.dumps(out.raw, default=str)
     assert _clean_of_token(text)
     assert "plainlookingvalue" not in text and "plainvalue2" not in text  # named values
-    assert out.tool_response is None  # an MCP response is never read: dropped
+    # An MCP tool's answer is kept as a command's output is: masked like every string.
+    assert out.tool_response == [{"type": "text", "text": "ok [REDACTED:github-token]"}]
     assert out.session_id == "s" and out.project_dir == "/p" and out.tool_name == "mcp__db__query"
     assert json.dumps(inp.raw).count(TOKEN) == 3  # the original is untouched
 
