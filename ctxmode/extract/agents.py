@@ -32,9 +32,9 @@ DEFAULT_AGENT = "general-purpose"  # what Claude Code runs when subagent_type is
 
 
 def subagent(inp: HookInput) -> list[Draft]:
-    """Agent (older: Task) → ``subagent {agent_type, description, [prompt], [summary],
-    [report]}``: ``summary`` the report's head on one line, ``report`` the excerpt of a
-    longer one (:func:`report_excerpt`)."""
+    """Agent (older: Task) → ``subagent {agent_type, description, [prompt], [summary] |
+    [report]}``: a short report on one line as ``summary``, the excerpt of a longer one as
+    ``report`` (:func:`report_excerpt`)."""
     response = inp.tool_response
     rdict = as_dict(response)
     agent_type = (
@@ -59,10 +59,10 @@ def subagent(inp: HookInput) -> list[Draft]:
     # The result is in content blocks (2.1.x), a plain string, or a JSON string of either.
     text = block_text(response, REPORT_TEXT_CHARS)
     summary = one_line(text[: SUMMARY_CHARS * 4])
-    if summary:
-        data["summary"] = clip(summary, SUMMARY_CHARS)
     if len(summary) > SUMMARY_CHARS:
-        data["report"] = report_excerpt(text)
+        data["report"] = report_excerpt(text)  # (its head would be the summary again)
+    elif summary:
+        data["summary"] = summary
     return [("subagent", data)]
 
 
