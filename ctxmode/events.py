@@ -198,7 +198,11 @@ TYPES: dict[str, tuple[str, int, str]] = {
         "{tool, key}  (a later success of the same command or file)",
     ),
     # subagent / mcp / external-ref
-    "subagent": ("subagent", HIGH, "{agent_type, description, [prompt], [summary], [to]}"),
+    "subagent": (
+        "subagent",
+        HIGH,
+        "{agent_type, description, [prompt], [summary] | [report], [to]}",
+    ),
     "mcp_call": ("mcp", NORMAL, "{server, tool, args: [names], [output]}"),
     # [via]: an MCP tool's ("server tool"), not the client's own web tool.
     "web_fetch": ("external-ref", LOW, "{url, [prompt], [via], [excerpt]}"),
