@@ -112,6 +112,8 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
             "stand_in_needed",
             "words_range",
             "like_range",
+            "_word_char",
+            "is_unspaced",
         ),  # in store/query.py and store/search.py: the query's terms, stand-ins, folding
         ("tests/test_search_ranking.py", "tests/test_cli_search.py"),
     ),
@@ -129,6 +131,24 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
             "kept_notes",
         ),  # what a transcript is read as: the person's ! commands, the client's outputs, notes
         ("tests/test_user_commands.py", "tests/test_turn_notes.py", "tests/test_import.py"),
+    ),
+    "outputs": (
+        "ctxmode/extract",
+        (
+            "command_keys",
+            "is_output_file",
+            "_reads_output",
+            "output_read",
+            "mcp_output",
+            "report_excerpt",
+            "subagent",
+            "notification",
+        ),  # what a call printed, kept: a log read, an MCP answer, a report, a notice
+        (
+            "tests/test_recall_outputs.py",
+            "tests/test_extract_agents.py",
+            "tests/test_extract_jobs.py",
+        ),
     ),
     "identity": (
         "ctxmode/paths.py",

@@ -67,7 +67,7 @@ def test_a_programs_name_is_no_key_to_its_output() -> None:
     """The words a command's output is searched for: not its programs (the first word of
     each command on the line, after any variable set for it), nor shell words."""
     assert command_keys("cd C:/app && pnpm typecheck --force 2>&1") == ("C:/app", "typecheck")
-    assert command_keys("NODE_ENV=test npx jest auth.spec.ts | tail -40") == (
+    assert command_keys("NODE_ENV=test pnpm jest auth.spec.ts | tail -40") == (
         "jest",
         "auth.spec.ts",
     )

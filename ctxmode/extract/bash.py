@@ -197,7 +197,7 @@ def command_keys(command: str) -> tuple[str, ...]:
     for raw in command.split():
         is_program = program_next
         program_next = raw in _KEY_SEPARATORS or raw.endswith(";")
-        if is_program and "=" in raw and not raw.startswith("="):
+        if is_program and "=" in raw:
             program_next = True  # `NODE_ENV=test npm test`: the program comes after
             continue
         word = raw.strip(_KEY_TRIM)

@@ -98,10 +98,12 @@ def output_read(inp: HookInput) -> str:
 
     response = inp.tool_response
     text = response if isinstance(response, str) else ""
-    for source in (as_dict(response), as_dict(as_dict(response).get("file"))):
-        value = source.get("content")
-        if not text and isinstance(value, str):
-            text = value
+    if not text:
+        for source in (as_dict(response), as_dict(as_dict(response).get("file"))):
+            value = source.get("content")
+            if isinstance(value, str):
+                text = value
+                break
     return masked_excerpt(unnumbered(text), OUTPUT_HEAD, OUTPUT_TAIL, OUTPUT_MIDDLE)
 
 
