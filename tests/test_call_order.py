@@ -212,7 +212,9 @@ def test_calls_started_in_one_tick_keep_their_order_when_the_first_start_slowly(
 ) -> None:
     """Hooks the client starts within one clock tick (a parallel batch), each held before
     its first line, then let go last first: the store lists them in the order they were
-    started. (The time each hook got going decided it before, within a tick.)"""
+    started. (The time each hook got going decided it before, within a tick.) Four are
+    started; at least two of them must share a tick (on a loaded machine four rarely do), and
+    those are next to each other in the order: their tie is what is tested."""
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     names = [f"call{n}.py" for n in range(4)]
@@ -226,13 +228,13 @@ def test_calls_started_in_one_tick_keep_their_order_when_the_first_start_slowly(
         env = hook_env(CTXMODE_HOME=str(tmp_path / f"data{attempt}"))
         gates = [tmp_path / f"gate{attempt}-{n}" for n in range(len(names))]
         procs = [_gated_hook(gate, env) for gate in gates]
-        if len({_start_tick(proc.pid) for proc in procs}) == 1:
+        if len({_start_tick(proc.pid) for proc in procs}) < len(procs):
             break
         for proc in procs:  # a tick boundary fell between them: start them again
             os.killpg(proc.pid, 9)
             proc.communicate()
     else:
-        pytest.fail("no four hooks started within one clock tick in 100 tries")
+        pytest.fail("no two hooks started within one clock tick in 100 tries")
     for proc, gate, payload in reversed(list(zip(procs, gates, payloads, strict=True))):
         _run_gated(proc, gate, payload)  # the last started stores first
     store = paths.store_path(str(project), env)
