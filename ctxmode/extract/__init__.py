@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ctxmode import events, fastjson, redact
 from ctxmode.events import SessionEvent
-from ctxmode.extract.common import BUDGETS, DATA_BUDGET, fit, is_output_file
+from ctxmode.extract.common import BUDGETS, DATA_BUDGET, NOTIFICATION_TAGS, fit, is_output_file
 from ctxmode.payload import HookInput
 
 TYPE_CHECKING = False
@@ -67,9 +67,7 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 
 PROMPT_JOBS = (("prompts", "user_prompt"), ("prompts", "signals"), ("prompts", "urls"))
-# A prompt the client submits when background work ends (extract.ongoing.NOTIFICATION_TAGS,
-# not imported: a prompt's hook loads no module it does not need).
-NOTIFICATION_TAGS = ("<task-notification>", "<bash-notification>")
+
 MAX_DEPTH = 20
 
 
@@ -134,7 +132,9 @@ def jobs(inp: HookInput) -> list[Job]:
         return [_job("errors", "tool_failure")]
     if inp.event == "UserPromptSubmit":
         if (inp.prompt or "").lstrip().startswith(NOTIFICATION_TAGS):
-            return [_job("ongoing", "notification")]  # the client's turn, not the user's
+            # The client's turn that background work ended, not the user's (a prompt's hook
+            # loads extract.ongoing only for one).
+            return [_job("ongoing", "notification")]
         return [_job(m, f) for m, f in PROMPT_JOBS]
     if inp.event == "Stop":
         return [_job("replies", "assistant_reply")]

@@ -192,6 +192,19 @@ def standout_lines(text: str, keys: Sequence[str], budget: int) -> list[str]:
     return [line for _, line in sorted(chosen)]
 
 
+# The turn Claude Code writes when background work ends (a command, an agent, a workflow):
+# ``<task-notification>``, in some 2.0.x ``<bash-notification>`` (extract.ongoing reads it,
+# the transcript reader passes it on as the prompt 2.1.3xx submits with it).
+NOTIFICATION_TAGS = ("<task-notification>", "<bash-notification>")
+
+
+def tag_text(text: str, tag: str) -> str:
+    """The text inside the first ``<tag>…</tag>`` of ``text``, ``""`` when there is none."""
+    start = text.find(f"<{tag}>")
+    end = text.find(f"</{tag}>", start + 1)
+    return text[start + len(tag) + 2 : end] if 0 <= start < end else ""
+
+
 # -- lenient field access ----------------------------------------------------------------
 
 

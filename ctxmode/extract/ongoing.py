@@ -16,7 +16,16 @@ Shapes from the payloads of Claude Code 2.1.332 (tests/fixtures/claude-code-2.1.
 
 from __future__ import annotations
 
-from ctxmode.extract.common import as_dict, as_int, clip, id_str, one_line, s
+from ctxmode.extract.common import (
+    NOTIFICATION_TAGS,
+    as_dict,
+    as_int,
+    clip,
+    id_str,
+    one_line,
+    s,
+    tag_text,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -219,12 +228,7 @@ def findings(inp: HookInput) -> list[Draft]:
 # ``ctxmode import``): ``<task-notification>`` (``<bash-notification>`` in some 2.0.x)
 # with the task's id, its status, a summary line ("Background command "Run the tests"
 # failed with exit code 1", "Agent "Review auth" completed") and an agent's report.
-NOTIFICATION_TAGS = ("<task-notification>", "<bash-notification>")
 SUMMARY_CHARS = 300
-
-
-def is_notification(text: str) -> bool:
-    return text.lstrip().startswith(NOTIFICATION_TAGS)
 
 
 def notification(inp: HookInput) -> list[Draft]:
@@ -235,26 +239,19 @@ def notification(inp: HookInput) -> list[Draft]:
     from ctxmode.extract.agents import report_excerpt
 
     text = s(inp.prompt)
-    if not is_notification(text):
+    if not text.lstrip().startswith(NOTIFICATION_TAGS):
         return []
-    job = _tag(text, "task-id") or _tag(text, "shell-id")
-    status = one_line(_tag(text, "status"))
+    job = tag_text(text, "task-id") or tag_text(text, "shell-id")
+    status = one_line(tag_text(text, "status"))
     if not job.strip() or not status:
         return []
     data: dict[str, object] = {"id": clip(job.strip(), 80), "status": clip(status, 40)}
-    summary = one_line(_tag(text, "summary"))
+    summary = one_line(tag_text(text, "summary"))
     if summary:
         data["what"] = clip(summary, SUMMARY_CHARS)
-    result = _tag(text, "result").strip()
+    result = tag_text(text, "result").strip()
     if result:
         # A background agent's report is its only answer (its Agent call returned at
         # once): kept as a subagent's is.
         data["result"] = report_excerpt(result)
     return [("job_end", data)]
-
-
-def _tag(text: str, tag: str) -> str:
-    """The text inside the first ``<tag>…</tag>`` of ``text``, ``""`` when there is none."""
-    start = text.find(f"<{tag}>")
-    end = text.find(f"</{tag}>", start + 1)
-    return text[start + len(tag) + 2 : end] if 0 <= start < end else ""

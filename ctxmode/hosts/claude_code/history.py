@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 
 from ctxmode import payload
+from ctxmode.extract.common import NOTIFICATION_TAGS, tag_text
 from ctxmode.history import CLIENT_OUTPUT_EVENT, Boundary, Call, Chunk, head_records
 from ctxmode.hosts import claude_code
 
@@ -69,8 +70,7 @@ USER_SHELL_OUTPUT = ("<bash-stdout>", "<bash-stderr>")
 # install, a skill's ``!`` line that failed): a user turn after the command's.
 CLIENT_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
 COMMAND_TAGS = ("<command-name>", "<command-message>")
-# The client's word that a background command or agent ended (extract.ongoing).
-NOTIFICATIONS = ("<task-notification>", "<bash-notification>")
+
 USER_SHELL_NOTE = "run by the user at the prompt (! bash mode)"
 # An assistant message's stop_reason when the turn ends with it (the API's; "tool_use"
 # when a tool call follows; none in the records of clients before ~2.1).
@@ -372,7 +372,7 @@ def read(
                     chunk.items.append(_user_shell_call(shell_typed, output, path))
                     shell_typed = None
                 if said_here.startswith(USER_SHELL_INPUT):
-                    command = _tag(said_here, "bash-input")
+                    command = tag_text(said_here, "bash-input")
                     shell_typed = (record, command, at, line_start) if command.strip() else None
                 continue
             client_command = _local_command(
@@ -380,7 +380,7 @@ def read(
             )
             if said_here.startswith(CLIENT_OUTPUT):
                 continue
-            if said_here.startswith(NOTIFICATIONS):
+            if said_here.startswith(NOTIFICATION_TAGS):
                 # Background work ended: the prompt the client submits for it (2.1.3xx
                 # fires UserPromptSubmit with it), which ends nothing of the turn.
                 chunk.items.append(
@@ -546,8 +546,8 @@ def _reply_call(reply: tuple[dict[str, Any], str, str, int], path: str, said: li
 
 def _command_line(text: str) -> str:
     """A client command as typed (``/compact focus on tests``), from its record."""
-    name = _tag(text, "command-name").strip()
-    return f"{name} {_tag(text, 'command-args').strip()}".strip()
+    name = tag_text(text, "command-name").strip()
+    return f"{name} {tag_text(text, 'command-args').strip()}".strip()
 
 
 def _starts(content: Any, tags: tuple[str, ...]) -> bool:
@@ -568,8 +568,8 @@ def _user_shell_call(typed: tuple[dict[str, Any], str, str, int], printed: str, 
         "tool_input": {"command": command, "description": USER_SHELL_NOTE},
         "tool_use_id": f"bash-mode:{uuid}" if uuid else "",
         "tool_response": {
-            "stdout": _plain(_tag(printed, "bash-stdout")),
-            "stderr": _plain(_tag(printed, "bash-stderr")),
+            "stdout": _plain(tag_text(printed, "bash-stdout")),
+            "stderr": _plain(tag_text(printed, "bash-stderr")),
             "interrupted": False,
         },
     }
@@ -608,7 +608,9 @@ def _client_output(
     as the neutral input of :data:`ctxmode.history.CLIENT_OUTPUT_EVENT` (no hook has one);
     None when it printed nothing."""
     printed = "\n".join(
-        part for part in (_plain(_tag(text, tag[1:-1])) for tag in CLIENT_OUTPUT) if part.strip()
+        part
+        for part in (_plain(tag_text(text, tag[1:-1])) for tag in CLIENT_OUTPUT)
+        if part.strip()
     )
     if not printed.strip():
         return None
@@ -656,15 +658,9 @@ def _typed_command(text: str) -> str:
     What the user wrote after a command is theirs: a pasted error, a plan, a link."""
     if not text.lstrip().startswith(COMMAND_TAGS):
         return ""
-    name = _tag(text, "command-name")
-    args = _tag(text, "command-args").strip()
+    name = tag_text(text, "command-name")
+    args = tag_text(text, "command-args").strip()
     return f"{name} {args}" if name.startswith("/") and args else ""
-
-
-def _tag(text: str, tag: str) -> str:
-    start = text.find(f"<{tag}>")
-    end = text.find(f"</{tag}>", start + 1)
-    return text[start + len(tag) + 2 : end] if 0 <= start < end else ""
 
 
 # A turn's notes, read back from the end of the transcript at Stop: from a window of its
