@@ -370,3 +370,16 @@ def test_split_mcp(name: str, expected: tuple[str, str]) -> None:
 )
 def test_find_urls(text: str, expected: list[str]) -> None:
     assert find_urls(text) == expected
+
+
+def test_a_background_agent_is_open_work_by_either_mark() -> None:
+    """A background agent's launch says so by its status (2.1.3xx) or by ``isAsync`` alone;
+    with no description, the job is named by the agent's type."""
+    by_status = extracted(
+        "Agent", {"description": "Audit deps"}, {"status": "async_launched", "agentId": "a1"}
+    )
+    by_flag = extracted("Agent", {"subagent_type": "Explore"}, {"isAsync": True, "agentId": "a2"})
+    assert [k for k, _ in by_status] == ["subagent", "job_start"]
+    assert by_status[1][1] == {"kind": "agent", "id": "a1", "what": "Audit deps"}
+    assert [k for k, _ in by_flag] == ["subagent", "job_start"]
+    assert by_flag[1][1] == {"kind": "agent", "id": "a2", "what": "Explore"}
