@@ -27,7 +27,7 @@ the matcher itself is about 150 lines.
 from __future__ import annotations
 
 from ctxmode import redact
-from ctxmode.extract.common import clip, masked_excerpt
+from ctxmode.extract.common import NOTIFICATION_TAGS, clip, masked_excerpt
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -467,9 +467,10 @@ class Sentence:
 
 
 # Prompts the client submits on the user's behalf, not words of the user: Claude Code
-# 2.1.3xx fires UserPromptSubmit with a ``<task-notification>`` when a background agent
-# finishes. Recording it as the user's request would put it at the top of the resume.
-CLIENT_PROMPT_TAGS = ("<task-notification>", "<system-reminder>", "<local-command-")
+# 2.1.3xx fires UserPromptSubmit with a ``<task-notification>`` when background work
+# ends (extract.ongoing keeps it as a job_end). Recording it as the user's request would
+# put it at the top of the resume.
+CLIENT_PROMPT_TAGS = (*NOTIFICATION_TAGS, "<system-reminder>", "<local-command-")
 
 
 def is_client_prompt(text: str) -> bool:
