@@ -150,6 +150,11 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
             "tests/test_extract_jobs.py",
         ),
     ),
+    "verdict": (
+        "ctxmode/cli/search_output.py",
+        ("_why", "verdict_line", "compact_field", "block_lines"),
+        ("tests/test_cli_search.py",),
+    ),  # the compact output: the lines a hit shows, how a command ended among them
     "identity": (
         "ctxmode/paths.py",
         ("identify", "identify_dir", "_linked", "_repository", "_core_config", "head_branch"),

@@ -28,6 +28,7 @@ from ctxmode.cli.search import (
     render,
     wrap_field,
 )
+from ctxmode.cli.search_output import DETAILED_HITS, verdict_line
 from ctxmode.events import SessionEvent, make
 from ctxmode.store import SearchHit, Store, parse_iso
 from tests.helpers import cli, hook_payload
@@ -259,7 +260,7 @@ def test_compact_output_shows_the_lines_holding_most_of_the_query(tmp_path: Path
     # Two lines of one word each are shown beside it, in their order in the output.
     assert out.count("»") == 4  # command, and three lines of the output
     assert out.index("step 0") < out.index("Total loss")
-    assert "(+6 more matching lines; --full)" in out
+    assert "(+6 more; --full)" in out
 
 
 def test_no_matches_is_a_message_not_an_error(project: Path) -> None:
@@ -1278,7 +1279,8 @@ def test_the_best_line_is_followed_by_the_lines_below_it(tmp_path: Path) -> None
     assert (
         "  » output: … Installed 4 packages in 6ms\n"
         "             + flake8==7.3.0\n"
-        "             + mccabe==0.7.0 …\n"
+        "             + mccabe==0.7.0\n"
+        "            … src/app.py:1:1: F401 'os' imported but unused\n"  # how it ended
     ) in out, out
     assert "description" not in out  # the command matched: its gloss is not needed
     out = cli(
@@ -1288,6 +1290,83 @@ def test_the_best_line_is_followed_by_the_lines_below_it(tmp_path: Path) -> None
         "  » output: …     import sqlalchemy\n"
         "            … ModuleNotFoundError: No module named 'sqlalchemy'\n"
     ) in out, out  # the caret line between them holds no letter: left out, a gap said
+
+
+def test_verdict_line_is_why_a_failed_command_failed_else_its_last_line() -> None:
+    """Of a failed command, the last line naming the error, above a mere exit notice and a
+    count of failures; of a successful one, or a failed one that names nothing, its last
+    line that holds a letter or a digit."""
+    build = [
+        "> app@1.0.0 build",
+        "src/api.ts(3,9): error TS2304: Cannot find name 'client'.",
+        "src/ui.ts(8,1): error TS2322: Type 'string' is not assignable to type 'number'.",
+        "Build failed.",
+        "1 failed, 3 passed",
+        "make: *** [all] Error 2",
+        "^^^^",
+        "",
+    ]
+    assert verdict_line(build, failing=True) == 2
+    assert verdict_line(build, failing=False) == 5
+    assert verdict_line(["FAILED", "tests: 1 failed", "done"], failing=True) == 1
+    assert verdict_line(["Exit code 2", "see the log"], failing=True) == 0
+    assert verdict_line(["compiling", "stopped"], failing=True) == 1  # names nothing
+    assert verdict_line(["", "---", "  "], failing=True) is None
+
+
+def verdict_store(project: Path, calls: list[tuple[str, int, list[str]]]) -> None:
+    """Shell calls (command, exit code, output lines), a minute apart, the last newest."""
+    store = project_store(project)
+    for minute, (command, code, lines) in enumerate(calls):
+        data = {"command": command, "exit": code, "output": "\n".join(lines)}
+        add(store, SESSION_A, minute, make("shell_call", data))
+    store.close()
+
+
+def test_a_failed_commands_reason_is_shown_though_no_query_word_is_on_it(
+    tmp_path: Path,
+) -> None:
+    """The question names the step ("duplicate check"), the answer is why it failed: the
+    error under the traceback, shown (unflagged) below the lines that matched; and when
+    no line of the output matched, in place of its first line."""
+    trace = [
+        "running the duplicate finder on 40 submissions",
+        "Traceback (most recent call last):",
+        '  File "dup.py", line 58, in scan',
+        "    when = row['date_sent']",
+        "KeyError: 'date_sent'",
+    ]
+    verdict_store(tmp_path, [("python dup.py", 1, trace)])
+    out = cli("search", "--project", str(tmp_path), "duplicate finder submissions").stdout
+    assert "  » output: running the duplicate finder on 40 submissions\n" in out, out
+    assert "\n            … KeyError: 'date_sent'\n" in out, out
+    verdict_store(tmp_path, [("python sync.py", 1, ["reading", "ValueError: bad row 7", "x"])])
+    out = cli("search", "--project", str(tmp_path), "sync.py").stdout
+    assert "    output: … ValueError: bad row 7 (3 lines)\n" in out, out
+
+
+def test_only_the_detailed_hits_show_how_a_successful_command_ended(tmp_path: Path) -> None:
+    """The last line of a successful command's output ("29 passed") comes with the best
+    hits (:data:`DETAILED_HITS`), a failed command's reason with every hit: the room of
+    the compact output goes where it answers most."""
+    runs = [
+        (f"npm run e2e -- --shard {n}", 0, [f"e2e shard {n} of 5 started", "", f"{20 + n} passed"])
+        for n in range(1, 5)
+    ]
+    runs.append(
+        (
+            "npm run e2e -- --shard 5",
+            1,
+            ["e2e shard 5 of 5 started", "retrying", "Error: timeout", "x"],
+        )
+    )
+    verdict_store(tmp_path, runs)
+    out = cli("search", "--project", str(tmp_path), "--limit", "5", "e2e shard started").stdout
+    blocks = out.split("\n\n")[:5]
+    for place, block in enumerate(blocks, start=1):
+        shard = int(block.split("--shard ")[1][0])
+        ending = "… Error: timeout" if shard == 5 else f"… {20 + shard} passed"
+        assert (ending in block) == (shard == 5 or place <= DETAILED_HITS), out
 
 
 def test_a_description_is_shown_when_it_alone_matched(tmp_path: Path) -> None:

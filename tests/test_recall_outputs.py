@@ -43,6 +43,20 @@ def test_an_error_named_by_its_code_only_is_kept_from_the_middle(project: Path) 
         assert line.strip() in output, line
 
 
+def test_a_refusal_without_the_word_error_is_kept_from_the_middle(project: Path) -> None:
+    """What git, a browser driver and a command-line parser print when they refuse: no
+    "error" in the line, and it is the reason the step failed."""
+    lines = [
+        " ! [rejected]        main -> main (fetch first)",
+        "page.goto: Timeout 30000ms exceeded.",
+        "ps: unrecognized option: a",
+        "Operation aborted by the user",
+    ]
+    output = build_output(project, "git push && node check.mjs && ps -a", lines)
+    for line in lines:
+        assert line.strip() in output, line
+
+
 def test_a_wrappers_lines_do_not_crowd_out_the_compilers(project: Path) -> None:
     """Every line a workspace runner prints names the program (``pnpm``), and a few name
     the failure again; the compiler's own errors, which say what is wrong, are kept."""

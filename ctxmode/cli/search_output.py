@@ -16,6 +16,7 @@ import orjson
 
 from ctxmode.cli.common import relative_time
 from ctxmode.events import SessionEvent
+from ctxmode.extract.common import FAILURE_MARKERS
 from ctxmode.redact import visible
 from ctxmode.store import SearchHit, analyze
 from ctxmode.store.query import Term, match_spans, words_of
@@ -66,6 +67,9 @@ CONTEXT_SHORT = 48
 # the query, a neighbour's in any case.
 UNSAID_FIELDS = frozenset({("shell_call", "description")})
 UNSAID_VALUES = frozenset({("exit", "0")})
+# The fields whose verdict line (how the command ended) a detailed hit shows.
+VERDICT_FIELDS = frozenset({("shell_call", "output"), ("tool_error", "error")})
+VERDICT_ERRORS = frozenset({"tool_error", "output_error"})
 # A line of the compact output that matched the query starts with this (in its indent).
 MATCHED = "  » "
 COLOR_MARK = ("\x1b[33m\x1b[1m", "\x1b[0m")
@@ -242,10 +246,13 @@ def compact_field(
     mark: tuple[str, str] | None = None,
     match_lines: int = MATCH_LINES,
     after_lines: int = 0,
+    verdict: bool | None = None,
 ) -> list[str]:
     """One field in the compact output: whole when short, else the lines that match
     most of the query (each flagged, see :func:`_flag`), the best of them followed by
-    ``after_lines`` lines (not flagged)."""
+    ``after_lines`` lines (not flagged). ``verdict`` (a command's output; True when it
+    failed): its :func:`verdict_line` too, in place of its first line when no line
+    matched a failed command's."""
     head = f"{INDENT}{key}: " if key else INDENT
     hang = " " * len(head)
     lines = text.split("\n")
@@ -269,12 +276,22 @@ def compact_field(
         return out
     matching = [n for n, line in enumerate(lines) if match_spans(line, terms)]
     if not matching:
+        # A failed command: why it failed says more than how its output began (a
+        # traceback's header, a build's banner).
+        last = verdict_line(lines, failing=True) if verdict else None
+        if last is not None and last > 0:
+            more = f" ({len(lines)} lines)" if last < len(lines) - 1 else ""
+            return [head + "… " + _window(lines[last], [], UNMATCHED_CHARS, mark)[0] + more]
         first = lines[0] if lines[0].strip() else next((x for x in lines if x.strip()), "")
         more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
         return [head + _window(first, [], UNMATCHED_CHARS, mark)[0] + more]
     out = []
     picked, best = best_lines(lines, matching, terms, match_lines)
     after = lines_after(lines, best, set(picked), after_lines) if after_lines else []
+    if verdict is not None:
+        last = verdict_line(lines, failing=verdict)
+        if last is not None and last not in picked and last not in after:
+            after.append(last)
     shown_lines = sorted(picked + after)
     for place, n in enumerate(shown_lines):
         prefix = head if place == 0 else hang
@@ -283,10 +300,42 @@ def compact_field(
         out.append(_flag(prefix + gap + shown, n not in after))
     rest = len(matching) - len(picked)
     if rest > 0:  # said on the last line shown: a line of its own would cost its indent
-        out[-1] += f" (+{rest} more matching line{'s' if rest > 1 else ''}; --full)"
+        out[-1] += f" (+{rest} more; --full)"
     elif len(lines) > 1 and shown_lines[-1] < len(lines) - 1 and not out[-1].endswith("…"):
         out[-1] += " …"
     return out
+
+
+# A line that only says a command exited with a code ("make: *** [all] Error 1", "Exit
+# status 2", "Command failed with exit code 1"): the reason is on a line above it.
+_EXIT_NOTICE = re.compile(r"exit(?:ed)? (?:with )?(?:code|status)|\berror \d+\s*$", re.IGNORECASE)
+
+
+def _why(line: str) -> int:
+    """How well ``line`` says why a command failed: 2 when it names the error ("KeyError:
+    'date'", "! [rejected]"), 1 when it only counts or announces a failure ("1 failed, 4
+    passed", "Build failed"), 0 for an exit notice, -1 when it says nothing of one."""
+    low = line.lower()
+    marks = [mark for mark in FAILURE_MARKERS if mark in low]
+    if not marks:
+        return -1
+    if _EXIT_NOTICE.search(line):
+        return 0
+    return 1 if marks == ["fail"] else 2
+
+
+def verdict_line(lines: list[str], *, failing: bool) -> int | None:
+    """The line of a command's output that says how it ended: of a failed command, the
+    last of the lines that best say why (:func:`_why`); else (or when none does) its
+    last line with a letter or digit in it."""
+    said = [n for n, line in enumerate(lines) if any(c.isalnum() for c in line)]
+    if not said:
+        return None
+    if failing:
+        best, line = max((_why(lines[n]), n) for n in said)
+        if best >= 0:
+            return line
+    return said[-1]
 
 
 def lines_after(lines: list[str], best: int, taken: set[int], count: int) -> list[int]:
@@ -429,6 +478,9 @@ def block_lines(
             for key, text in fields
         )
     )
+    failing = hit.type in VERDICT_ERRORS or any(
+        key == "exit" and text not in ("0", "") for key, text in fields
+    )
     for key, text in fields:
         # Compact: trailing blanks and carriage returns (Windows output) say nothing.
         if full:
@@ -442,7 +494,15 @@ def block_lines(
             text = "\n".join(line.rstrip(" \t\r") for line in text.split("\n"))
             lines.extend(
                 compact_field(
-                    visible(key), visible(text), terms or [], mark, match_lines, after_lines
+                    visible(key),
+                    visible(text),
+                    terms or [],
+                    mark,
+                    match_lines,
+                    after_lines,
+                    verdict=failing
+                    if (hit.type, key) in VERDICT_FIELDS and (failing or match_lines > 1)
+                    else None,
                 )
             )
     if block.count > 1:

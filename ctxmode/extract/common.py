@@ -132,21 +132,27 @@ def output_excerpt(text: str, head: int, tail: int, middle: Sequence[str] = ()) 
     return f"{first.rstrip()}{inner}\n…\n{last.lstrip(chr(10))}"
 
 
-# What makes a line from the middle of a long output worth keeping: it looks like an error
-# or a warning (a build's one failing module among hundreds of compiled ones, "port 3000
-# is in use" between a dev server's banner and its request log), or it says what came of
-# a step (two commands' outputs run together: the first's "15 files changed", a build's
-# bundle size in kB, "2098 packages installed"). Lower case, substrings.
-STANDOUT_MARKERS = (
-    "error", "fail", "warn", "\u26a0", "\u2717", "\u2718", "\u2716", "denied", "refused",
-    "not found", "cannot", "can't", "unable", "invalid", "exception", "fatal", "panic",
-    "does not exist", "already exists", "in use", "deprecated", "traceback", "no such",
-    "undefined", "missing", "unexpected", "timed out", "killed", "locked", "exit code",
-    "expected", "received",  # an assertion's two sides (Jest's, pytest's, a diff's)
-    # Error codes without the word "error": Node's and npm's (ERR_…, npm ERR!) and the
-    # POSIX errno names a tool prints for a failed system call.
+# The words of a line that says why a command failed: a compiler's message, the error
+# under a traceback, git's "rejected", a tool's "unrecognized option" (lower case,
+# substrings). Error codes without the word "error" too: Node's and npm's (ERR_…, npm
+# ERR!) and the POSIX errno names a tool prints for a failed system call.
+FAILURE_MARKERS = (
+    "error", "fail", "\u2717", "\u2718", "\u2716", "denied", "refused", "not found",
+    "cannot", "can't", "unable", "invalid", "exception", "fatal", "panic", "does not exist",
+    "already exists", "in use", "no such", "undefined", "missing", "unexpected", "timed out",
+    "timeout", "killed", "locked", "exit code", "rejected", "unrecognized", "abort",
     "err_", "err!", "enoent", "eacces", "eperm", "ebusy", "eexist", "enospc", "emfile",
     "eaddrinuse", "econnrefused", "econnreset", "etimedout", "enotfound", "eresolve",
+)  # fmt: skip
+
+# What makes a line from the middle of a long output worth keeping: it says why a step
+# failed, or warns (a build's one failing module among hundreds of compiled ones, "port
+# 3000 is in use" between a dev server's banner and its request log), or it says what came
+# of a step (two commands' outputs run together: the first's "15 files changed", a build's
+# bundle size in kB, "2098 packages installed").
+STANDOUT_MARKERS = (
+    *FAILURE_MARKERS, "warn", "\u26a0", "deprecated", "traceback",
+    "expected", "received",  # an assertion's two sides (Jest's, pytest's, a diff's)
     "passed", "files changed", " kb", "installed", "total",
 )  # fmt: skip
 STANDOUT_LINE = 200  # a kept line's characters at most
