@@ -1,3 +1,3 @@
 """ctxmode: Claude Code hooks that give a coding agent a memory that survives compaction."""
 
-__version__ = "0.10.0"
+__version__ = "0.11.0"

@@ -151,7 +151,7 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {
         ),
     ),
     "verdict": (
-        "ctxmode/cli/search_output.py",
+        "ctxmode/cli",
         ("_why", "verdict_line", "compact_field", "block_lines"),
         ("tests/test_cli_search.py",),
     ),  # the compact output: the lines a hit shows, how a command ended among them

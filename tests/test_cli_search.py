@@ -28,7 +28,8 @@ from ctxmode.cli.search import (
     render,
     wrap_field,
 )
-from ctxmode.cli.search_output import DETAILED_HITS, verdict_line
+from ctxmode.cli.search_lines import verdict_line
+from ctxmode.cli.search_output import DETAILED_HITS
 from ctxmode.events import SessionEvent, make
 from ctxmode.store import SearchHit, Store, parse_iso
 from tests.helpers import cli, hook_payload
@@ -1209,7 +1210,7 @@ def test_default_output_stays_compact(tmp_path: Path) -> None:
 def test_a_line_with_the_rarer_word_is_shown_at_equal_count() -> None:
     """Lines holding as many words of the query are ordered by the words' rarity (the
     IDF the search measured), then by place; the whole query as a phrase beats any count."""
-    from ctxmode.cli.search_output import best_lines
+    from ctxmode.cli.search_lines import best_lines
     from ctxmode.store.query import Term
 
     common, rare = Term("build", "word"), Term("webpack", "word")
@@ -1343,6 +1344,13 @@ def test_a_failed_commands_reason_is_shown_though_no_query_word_is_on_it(
     verdict_store(tmp_path, [("python sync.py", 1, ["reading", "ValueError: bad row 7", "x"])])
     out = cli("search", "--project", str(tmp_path), "sync.py").stdout
     assert "    output: … ValueError: bad row 7 (3 lines)\n" in out, out
+    verdict_store(tmp_path, [("python halt.py", 1, ["reading", "", "OSError: disk full"])])
+    out = cli("search", "--project", str(tmp_path), "halt.py").stdout
+    assert "    output: … OSError: disk full\n" in out, out  # the last line: no count
+    # The reason matched as well: shown once, flagged.
+    out = cli("search", "--project", str(tmp_path), "date_sent").stdout
+    assert out.count("KeyError: 'date_sent'") == 1, out
+    assert "  »         KeyError: 'date_sent'\n" in out, out
 
 
 def test_only_the_detailed_hits_show_how_a_successful_command_ended(tmp_path: Path) -> None:
