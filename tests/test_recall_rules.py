@@ -127,6 +127,13 @@ def build_output(project: Path, command: str, middle: list[str]) -> str:
     return str(call["output"])
 
 
+def assert_kept(project: Path, command: str, lines: list[str]) -> None:
+    """Each of ``lines``, printed in the middle of a long output of ``command``, is stored."""
+    output = build_output(project, command, lines)
+    for line in lines:
+        assert line.strip() in output, line
+
+
 def test_error_lines_from_the_middle_of_a_long_output_are_kept(project: Path) -> None:
     middle = [
         "Attempted import error: 'db' is not exported from '@/lib/db'",
@@ -177,9 +184,7 @@ def test_what_came_of_a_step_in_the_middle_is_kept(project: Path) -> None:
         " 15 files changed, 77 insertions(+), 533 deletions(-)",
         "dist/assets/index-vBbLPBlL.js   591.92 kB │ gzip: 181.04 kB",
     ]
-    output = build_output(project, "git diff --stat HEAD && npm run build", steps)
-    for line in steps:
-        assert line.strip() in output, line
+    assert_kept(project, "git diff --stat HEAD && npm run build", steps)
 
 
 def test_an_error_line_the_heads_cut_splits_is_kept_whole(project: Path) -> None:
