@@ -53,9 +53,9 @@ CONTEXT_SHORT = 48
 # the query, a neighbour's in any case.
 UNSAID_FIELDS = frozenset({("shell_call", "description")})
 UNSAID_VALUES = frozenset({("exit", "0")})
-# The fields whose verdict line (how the command ended) a detailed hit shows.
+# The fields whose verdict line (how the command ended) a hit shows: a failed command's
+# in every hit, a successful one's in the detailed hits only.
 VERDICT_FIELDS = frozenset({("shell_call", "output"), ("tool_error", "error")})
-VERDICT_ERRORS = frozenset({"tool_error", "output_error"})
 COLOR_MARK = ("\x1b[33m\x1b[1m", "\x1b[0m")
 
 
@@ -280,7 +280,7 @@ def block_lines(
             for key, text in fields
         )
     )
-    failing = hit.type in VERDICT_ERRORS or any(
+    failing = hit.type == "tool_error" or any(
         key == "exit" and text not in ("0", "") for key, text in fields
     )
     for key, text in fields:
